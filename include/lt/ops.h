@@ -1,0 +1,231 @@
+// Free functions of the tensor API: factories, elementwise math, reductions, shape ops, linear
+// algebra and the NN functions. Everything here works on every device.
+#pragma once
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "lt/tensor.h"
+
+namespace lt {
+
+// ---- factories
+template <typename T>
+Tensor tensor(const std::vector<T>& data, IntList sizes);
+template <typename T>
+Tensor tensor(const std::vector<T>& data) {
+  return tensor<T>(data, {static_cast<int64_t>(data.size())});
+}
+Tensor tensor(std::initializer_list<float> data);
+Tensor scalar_tensor(const Scalar& s, const TensorOptions& o = {});
+Tensor empty(IntList sizes, const TensorOptions& o = {});
+Tensor zeros(IntList sizes, const TensorOptions& o = {});
+Tensor ones(IntList sizes, const TensorOptions& o = {});
+Tensor full(IntList sizes, const Scalar& v, const TensorOptions& o = {});
+Tensor arange(const Scalar& end, const TensorOptions& o = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
+              const TensorOptions& o = {});
+Tensor linspace(double start, double end, int64_t steps, const TensorOptions& o = {});
+Tensor eye(int64_t n, const TensorOptions& o = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& o = {});
+Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> o = std::nullopt);
+Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o = std::nullopt);
+Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> o = std::nullopt);
+Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o = std::nullopt);
+// Wraps caller memory without copying (cpu only); the caller keeps it alive.
+Tensor from_blob(void* data, IntList sizes, const TensorOptions& o = {});
+Tensor from_blob(void* data, IntList sizes, IntList strides, const TensorOptions& o = {});
+
+// ---- random (counter-based Philox-4x32-10: a seed gives the same numbers on every device)
+void manual_seed(uint64_t seed);
+Tensor rand(IntList sizes, const TensorOptions& o = {});
+Tensor randn(IntList sizes, const TensorOptions& o = {});
+Tensor randint(int64_t low, int64_t high, IntList sizes, const TensorOptions& o = kInt64);
+Tensor randint(int64_t high, IntList sizes, const TensorOptions& o = kInt64);
+Tensor rand_like(const Tensor& t);
+Tensor randn_like(const Tensor& t);
+Tensor bernoulli(const Tensor& like, double p);  // float 0/1 mask with P(1) = p
+
+// ---- elementwise
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Scalar& b);
+Tensor pow(const Scalar& a, const Tensor& b);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& a);
+Tensor neg(const Tensor& t);
+Tensor abs(const Tensor& t);
+Tensor exp(const Tensor& t);
+Tensor log(const Tensor& t);
+Tensor log1p(const Tensor& t);
+Tensor expm1(const Tensor& t);
+Tensor sqrt(const Tensor& t);
+Tensor rsqrt(const Tensor& t);
+Tensor sin(const Tensor& t);
+Tensor cos(const Tensor& t);
+Tensor tanh(const Tensor& t);
+Tensor sigmoid(const Tensor& t);
+Tensor relu(const Tensor& t);
+Tensor gelu(const Tensor& t, const std::string& approximate = "none");
+Tensor silu(const Tensor& t);
+Tensor erf(const Tensor& t);
+Tensor sign(const Tensor& t);
+Tensor floor(const Tensor& t);
+Tensor ceil(const Tensor& t);
+Tensor round(const Tensor& t);
+Tensor reciprocal(const Tensor& t);
+Tensor square(const Tensor& t);
+Tensor allclose_mask(const Tensor& a, const Tensor& b, double rtol, double atol);
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+
+// ---- reductions
+Tensor sum(const Tensor& t);
+Tensor sum(const Tensor& t, IntList dims, bool keepdim = false);
+Tensor mean(const Tensor& t);
+Tensor mean(const Tensor& t, IntList dims, bool keepdim = false);
+Tensor prod(const Tensor& t);
+Tensor prod(const Tensor& t, IntList dims, bool keepdim = false);
+Tensor amax(const Tensor& t, IntList dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& t, IntList dims = {}, bool keepdim = false);
+Tensor max(const Tensor& t);
+std::tuple<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false);
+Tensor min(const Tensor& t);
+std::tuple<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& t);
+Tensor argmax(const Tensor& t, int64_t dim, bool keepdim = false);
+Tensor argmin(const Tensor& t);
+Tensor argmin(const Tensor& t, int64_t dim, bool keepdim = false);
+Tensor var(const Tensor& t, IntList dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& t, IntList dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim = false);
+Tensor norm(const Tensor& t);
+Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim = false);
+
+// ---- shape
+Tensor reshape(const Tensor& t, IntList sizes);
+Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor squeeze(const Tensor& t);
+Tensor squeeze(const Tensor& t, int64_t dim);
+Tensor permute(const Tensor& t, IntList dims);
+Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
+Tensor t(const Tensor& t);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& t, int64_t n, int64_t dim = 0);
+Tensor pad(const Tensor& t, IntList pad, double value = 0);
+Tensor repeat(const Tensor& t, IntList repeats);
+Tensor broadcast_to(const Tensor& t, IntList sizes);
+std::vector<int64_t> broadcast_shapes(IntList a, IntList b);
+
+// ---- linear algebra and NN functions
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = {});
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1, 1},
+              IntList padding = {0, 0}, IntList dilation = {1, 1}, int64_t groups = 1);
+Tensor max_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0});
+Tensor avg_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0});
+Tensor softmax(const Tensor& t, int64_t dim);
+Tensor log_softmax(const Tensor& t, int64_t dim);
+Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor dropout(const Tensor& x, double p, bool train);
+Tensor embedding(const Tensor& indices, const Tensor& weight);
+Tensor one_hot(const Tensor& indices, int64_t num_classes);
+Tensor cross_entropy(const Tensor& logits, const Tensor& targets, double label_smoothing = 0.0);
+Tensor nll_loss(const Tensor& log_probs, const Tensor& targets);
+Tensor mse_loss(const Tensor& a, const Tensor& b);
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const Tensor& attn_mask = {}, double dropout_p = 0,
+                                    bool is_causal = false);
+
+// ---- operators
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator&&(const Tensor& a, const Tensor& b);
+Tensor operator||(const Tensor& a, const Tensor& b);
+Tensor operator!(const Tensor& a);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+
+// ---- runtime settings
+void set_num_threads(int n);  // kernels and BLAS; default LT_NUM_THREADS or all cores
+int get_num_threads();
+
+namespace nn::functional {
+using lt::cross_entropy;
+using lt::dropout;
+using lt::embedding;
+using lt::gelu;
+using lt::layer_norm;
+using lt::linear;
+using lt::log_softmax;
+using lt::max_pool2d;
+using lt::avg_pool2d;
+using lt::conv2d;
+using lt::mse_loss;
+using lt::nll_loss;
+using lt::one_hot;
+using lt::relu;
+using lt::scaled_dot_product_attention;
+using lt::silu;
+using lt::softmax;
+using lt::pad;
+}  // namespace nn::functional
+
+}  // namespace lt

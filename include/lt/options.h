@@ -1,0 +1,45 @@
+// TensorOptions: dtype + device (+ requires_grad) for factories; implicit from a Device or Dtype.
+#pragma once
+#include <optional>
+
+#include "lt/device.h"
+#include "lt/dtype.h"
+
+namespace lt {
+
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(Device d) : device_(d) {}
+  TensorOptions(DeviceType d) : device_(Device(d)) {}
+  TensorOptions(Dtype t) : dtype_(t) {}
+  TensorOptions(const char* dev) : device_(Device(dev)) {}
+
+  TensorOptions dtype(Dtype t) const {
+    TensorOptions o = *this;
+    o.dtype_ = t;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    TensorOptions o = *this;
+    o.device_ = d;
+    return o;
+  }
+  TensorOptions requires_grad(bool r) const {
+    TensorOptions o = *this;
+    o.requires_grad_ = r;
+    return o;
+  }
+  Dtype dtype() const { return dtype_.value_or(kFloat32); }
+  Dtype dtype_or(Dtype fallback) const { return dtype_.value_or(fallback); }
+  bool has_dtype() const { return dtype_.has_value(); }
+  Device device() const { return device_; }
+  bool requires_grad() const { return requires_grad_; }
+
+ private:
+  std::optional<Dtype> dtype_;
+  Device device_{DeviceType::CPU, 0};
+  bool requires_grad_ = false;
+};
+
+}  // namespace lt

@@ -1,0 +1,225 @@
+// lt::Tensor: a reference-counted handle to a tensor on some device (eager cpu or lazy).
+// Copying a Tensor shares the same tensor, as in libtorch; views share storage with their base.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "lt/array_ref.h"
+#include "lt/device.h"
+#include "lt/dtype.h"
+#include "lt/error.h"
+#include "lt/options.h"
+#include "lt/scalar.h"
+
+namespace lt {
+
+struct TensorImpl;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- queries
+  bool defined() const { return impl_ != nullptr; }
+  IntList sizes() const;
+  IntList strides() const;  // eager only
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  int64_t dim() const;
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const;
+  Dtype dtype() const;
+  Dtype scalar_type() const { return dtype(); }
+  Device device() const;
+  TensorOptions options() const { return TensorOptions(device()).dtype(dtype()); }
+  int64_t storage_offset() const;
+  size_t element_size() const { return dtype_size(dtype()); }
+  bool is_contiguous() const;
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  std::string toString() const;
+
+  // ---- values (observation: on a lazy device these evaluate what they need)
+  Scalar item() const;
+  template <typename T>
+  T item() const {
+    return item().to<T>();
+  }
+  template <typename T>
+  T* data_ptr() const {
+    check_data_ptr(DtypeOf<T>::value);
+    return static_cast<T*>(raw_data_ptr());
+  }
+  void* raw_data_ptr() const;  // eager only: first element of this (possibly strided) view
+  template <typename T>
+  std::vector<T> to_vector() const {
+    std::vector<T> out(static_cast<size_t>(numel()));
+    copy_to_host(DtypeOf<T>::value, out.data());
+    return out;
+  }
+  template <typename T>
+  std::vector<T> tolist() const {
+    return to_vector<T>();
+  }
+  explicit operator bool() const;  // one-element tensors only, like Python's bool(t)
+
+  // ---- conversion
+  Tensor to(Device d) const;
+  Tensor to(Dtype t) const;
+  Tensor to(Device d, Dtype t) const;
+  Tensor to(const TensorOptions& o) const;
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor cpu() const { return to(kCPU); }
+
+  // ---- elementwise
+  Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& o) const;
+  Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& o) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor mul(const Scalar& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor div(const Scalar& o) const;
+  Tensor pow(const Tensor& e) const;
+  Tensor pow(const Scalar& e) const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor gelu(const std::string& approximate = "none") const;
+  Tensor silu() const;
+  Tensor erf() const;
+  Tensor sign() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor reciprocal() const;
+  Tensor square() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  Tensor logical_not() const;
+  Tensor logical_and(const Tensor& o) const;
+  Tensor logical_or(const Tensor& o) const;
+  Tensor eq(const Tensor& o) const;
+  Tensor eq(const Scalar& o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor ne(const Scalar& o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor lt(const Scalar& o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor le(const Scalar& o) const;
+  Tensor gt(const Tensor& o) const;
+  Tensor gt(const Scalar& o) const;
+  Tensor ge(const Tensor& o) const;
+  Tensor ge(const Scalar& o) const;
+  Tensor where(const Tensor& cond, const Tensor& other) const;  // cond ? *this : other
+
+  // ---- in place (the result keeps this tensor's dtype and shape)
+  Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& o);
+  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& o);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(const Scalar& o);
+  Tensor& div_(const Tensor& o);
+  Tensor& div_(const Scalar& o);
+  Tensor& zero_();
+  Tensor& fill_(const Scalar& v);
+  Tensor& copy_(const Tensor& src);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& relu_();
+
+  // ---- reductions
+  Tensor sum() const;
+  Tensor sum(int64_t dim, bool keepdim = false) const;
+  Tensor sum(IntList dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(int64_t dim, bool keepdim = false) const;
+  Tensor mean(IntList dims, bool keepdim = false) const;
+  Tensor prod() const;
+  Tensor prod(int64_t dim, bool keepdim = false) const;
+  Tensor prod(IntList dims, bool keepdim = false) const;
+  Tensor amax() const;
+  Tensor amax(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntList dims, bool keepdim = false) const;
+  Tensor amin() const;
+  Tensor amin(int64_t dim, bool keepdim = false) const;
+  Tensor amin(IntList dims, bool keepdim = false) const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor argmax() const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor argmin() const;
+  Tensor argmin(int64_t dim, bool keepdim = false) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(int64_t dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(int64_t dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor logsumexp(IntList dims, bool keepdim = false) const;
+  Tensor norm() const;
+  Tensor norm(double p, IntList dims, bool keepdim = false) const;
+
+  // ---- shape and views (view-returning ops alias this tensor's storage)
+  Tensor view(IntList sizes) const;
+  Tensor reshape(IntList sizes) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor permute(IntList dims) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor t() const;
+  Tensor expand(IntList sizes) const;
+  Tensor expand_as(const Tensor& o) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  std::vector<Tensor> split(int64_t size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t n, int64_t dim = 0) const;
+  Tensor repeat(IntList repeats) const;
+
+  // ---- linear algebra, nn
+  Tensor matmul(const Tensor& o) const;
+  Tensor mm(const Tensor& o) const;
+  Tensor bmm(const Tensor& o) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  void check_data_ptr(Dtype t) const;
+  void copy_to_host(Dtype t, void* out) const;
+
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace lt

@@ -1,0 +1,141 @@
+#include "api/dispatch.h"
+
+#include <mutex>
+
+#include "core/check.h"
+#include "core/shape.h"
+#include "core/tensor_impl.h"
+#include "eager/executor.h"
+#include "eager/kernels.h"
+
+namespace lt {
+namespace {
+
+[[noreturn]] void no_lazy(const char* what) {
+  throw_error(what, ": the lazy device runtime is not part of this build yet; use Device(\"cpu\")");
+}
+
+bool can_cast(Dtype from, Dtype to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != kBool && to == kBool) return false;
+  return true;
+}
+
+// True when `t` shares memory with `dst` but is not the very same view of it.
+bool partial_overlap(const Tensor& dst, const Tensor& t) {
+  if (!t.defined() || !t.device().is_cpu()) return false;
+  const TensorImpl &a = *dst.impl(), &b = *t.impl();
+  if (a.storage != b.storage) return false;
+  return !(a.offset == b.offset && a.sizes == b.sizes && a.strides == b.strides &&
+           a.dtype == b.dtype);
+}
+
+struct RandomState {
+  std::mutex mu;
+  uint64_t seed = 0x2545F4914F6CDD1Dull;
+  uint64_t offset = 0;
+};
+RandomState& rng() {
+  static RandomState r;
+  return r;
+}
+
+}  // namespace
+
+LazyHooks& lazy_hooks() {
+  static LazyHooks h;
+  return h;
+}
+
+Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+  Device dev = kCPU;
+  bool first = true;
+  for (const Tensor& t : in) {
+    if (!t.defined()) continue;
+    if (first) {
+      dev = t.device();
+      first = false;
+    } else if (t.device() != dev && !t.impl()->wrapped_number) {
+      throw_error(op_name(op), ": tensors on ", dev.str(), " and ", t.device().str(),
+                  "; transfer explicitly with .to()");
+    }
+  }
+  for (const Tensor& t : in)
+    LT_CHECK(t.defined() || op == OpKind::Conv2d, op_name(op), ": got an undefined tensor");
+  OpMeta m = infer_meta(op, in, a);
+  if (dev.is_lazy()) {
+    if (!lazy_hooks().execute) no_lazy(op_name(op));
+    return lazy_hooks().execute(op, in, a, m);
+  }
+  return eager_execute(op, in, a, m);
+}
+
+Tensor call_on(Device d, OpKind op, const OpAttrs& a) {
+  OpAttrs b = a;
+  b.device = d;
+  OpMeta m = infer_meta(op, {}, b);
+  if (d.is_lazy()) {
+    if (!lazy_hooks().execute) no_lazy(op_name(op));
+    return lazy_hooks().execute(op, {}, b, m);
+  }
+  return eager_execute(op, {}, b, m);
+}
+
+Tensor scalar_of(const Scalar& s, Dtype t, Device d) {
+  OpAttrs a;
+  a.dtype = t;
+  a.f = s.to_double();
+  a.i[0] = s.is_floating() ? static_cast<int64_t>(s.to_double()) : s.to_int();
+  return call_on(d, OpKind::Scalar, a);
+}
+
+Tensor wrap_scalar(const Scalar& s, Device d) {
+  Tensor t = scalar_of(s, s.dtype(), d);
+  t.impl()->wrapped_number = true;
+  return t;
+}
+
+Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) {
+  OpMeta m = infer_meta(op, in, a);
+  const char* name = op_name(op);
+  LT_CHECK(m.sizes == Dims(self.sizes()), name, "_: result shape ", shape_str(m.sizes),
+           " does not match the destination shape ", shape_str(self.sizes()));
+  LT_CHECK(can_cast(m.dtype, self.dtype()), name, "_: result type ", dtype_name(m.dtype),
+           " can't be cast to the destination type ", dtype_name(self.dtype()));
+  for (const Tensor& t : in)
+    if (t.defined() && t.device() != self.device() && !t.impl()->wrapped_number)
+      throw_error(name, "_: tensors on ", self.device().str(), " and ", t.device().str(),
+                  "; transfer explicitly with .to()");
+  if (self.device().is_lazy()) {
+    if (!lazy_hooks().assign) no_lazy(name);
+    Tensor v = call(op, in, a);
+    lazy_hooks().assign(self, v);
+    return self;
+  }
+  bool overlap = false;
+  for (const Tensor& t : in) overlap = overlap || partial_overlap(self, t);
+  if (!overlap && m.dtype == self.dtype() && is_elementwise(op)) {
+    eager_execute_into(op, in, a, m, self);
+  } else {
+    Tensor v = eager_execute(op, in, a, m);
+    copy_into(self, v);
+  }
+  return self;
+}
+
+std::pair<uint64_t, uint64_t> next_random(int64_t n) {
+  RandomState& r = rng();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto res = std::make_pair(r.seed, r.offset);
+  r.offset += static_cast<uint64_t>(n) + 1;  // >= counters any random op uses
+  return res;
+}
+
+void manual_seed(uint64_t seed) {
+  RandomState& r = rng();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.seed = seed;
+  r.offset = 0;
+}
+
+}  // namespace lt

@@ -1,0 +1,209 @@
+// Elementwise functions, methods, operators and in-place variants.
+#include <cmath>
+
+#include "api/dispatch.h"
+#include "core/check.h"
+#include "core/shape.h"
+
+namespace lt {
+namespace {
+using K = OpKind;
+Tensor un(K k, const Tensor& t) { return call(k, {t}); }
+Tensor bin(K k, const Tensor& a, const Tensor& b) { return call(k, {a, b}); }
+Tensor bin(K k, const Tensor& a, const Scalar& b) { return call(k, {a, wrap_scalar(b, a.device())}); }
+Tensor bin(K k, const Scalar& a, const Tensor& b) { return call(k, {wrap_scalar(a, b.device()), b}); }
+bool is_one(const Scalar& s) { return s.to_double() == 1.0 && !s.is_bool(); }
+Tensor scaled(const Tensor& t, const Scalar& alpha) { return is_one(alpha) ? t : t * alpha; }
+}  // namespace
+
+// ---- free functions
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return bin(K::Add, a, scaled(b, alpha)); }
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return bin(K::Sub, a, scaled(b, alpha)); }
+Tensor mul(const Tensor& a, const Tensor& b) { return bin(K::Mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return bin(K::Div, a, b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return bin(K::Pow, a, b); }
+Tensor pow(const Tensor& a, const Scalar& b) { return bin(K::Pow, a, b); }
+Tensor pow(const Scalar& a, const Tensor& b) { return bin(K::Pow, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return bin(K::Maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return bin(K::Minimum, a, b); }
+Tensor eq(const Tensor& a, const Tensor& b) { return bin(K::Eq, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return bin(K::Ne, a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return bin(K::Lt, a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return bin(K::Le, a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return bin(K::Gt, a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return bin(K::Ge, a, b); }
+Tensor logical_and(const Tensor& a, const Tensor& b) { return bin(K::LogicalAnd, a, b); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return bin(K::LogicalOr, a, b); }
+Tensor logical_not(const Tensor& a) { return un(K::LogicalNot, a); }
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return call(K::Where, {c, a, b}); }
+Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) {
+  return call(K::Where, {c, a, wrap_scalar(b, a.device())});
+}
+Tensor where(const Tensor& c, const Scalar& a, const Tensor& b) {
+  return call(K::Where, {c, wrap_scalar(a, b.device()), b});
+}
+Tensor neg(const Tensor& t) { return un(K::Neg, t); }
+Tensor abs(const Tensor& t) { return un(K::Abs, t); }
+Tensor exp(const Tensor& t) { return un(K::Exp, t); }
+Tensor log(const Tensor& t) { return un(K::Log, t); }
+Tensor log1p(const Tensor& t) { return un(K::Log1p, t); }
+Tensor expm1(const Tensor& t) { return un(K::Expm1, t); }
+Tensor sqrt(const Tensor& t) { return un(K::Sqrt, t); }
+Tensor rsqrt(const Tensor& t) { return un(K::Rsqrt, t); }
+Tensor sin(const Tensor& t) { return un(K::Sin, t); }
+Tensor cos(const Tensor& t) { return un(K::Cos, t); }
+Tensor tanh(const Tensor& t) { return un(K::Tanh, t); }
+Tensor sigmoid(const Tensor& t) { return un(K::Sigmoid, t); }
+Tensor relu(const Tensor& t) { return un(K::Relu, t); }
+Tensor erf(const Tensor& t) { return un(K::Erf, t); }
+Tensor sign(const Tensor& t) { return un(K::Sign, t); }
+Tensor floor(const Tensor& t) { return un(K::Floor, t); }
+Tensor ceil(const Tensor& t) { return un(K::Ceil, t); }
+Tensor round(const Tensor& t) { return un(K::Round, t); }
+Tensor reciprocal(const Tensor& t) { return un(K::Reciprocal, t); }
+Tensor square(const Tensor& t) { return t * t; }
+
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  if (approximate == "none") return x * 0.5 * (erf(x * M_SQRT1_2) + 1.0);
+  LT_CHECK(approximate == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"",
+           approximate, "\"");
+  const double k = std::sqrt(2.0 / M_PI);
+  return x * 0.5 * (tanh((x + x * x * x * 0.044715) * k) + 1.0);
+}
+Tensor silu(const Tensor& x) { return x * sigmoid(x); }
+
+Tensor clamp(const Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  LT_CHECK(lo || hi, "clamp: at least one of min and max must be given");
+  Tensor r = t;
+  if (lo) r = bin(K::Maximum, r, *lo);
+  if (hi) r = bin(K::Minimum, r, *hi);
+  return r;
+}
+
+Tensor allclose_mask(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  Tensor af = a.to(kFloat64), bf = b.to(kFloat64);
+  return le(abs(af - bf), abs(bf) * rtol + atol) || (eq(af, bf));
+}
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  return allclose_mask(a, b, rtol, atol).logical_not().sum().item<int64_t>() == 0;
+}
+
+// ---- operators
+Tensor operator+(const Tensor& a, const Tensor& b) { return bin(K::Add, a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return bin(K::Sub, a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return bin(K::Mul, a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return bin(K::Div, a, b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return bin(K::Add, a, b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return bin(K::Sub, a, b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return bin(K::Mul, a, b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return bin(K::Div, a, b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return bin(K::Add, a, b); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return bin(K::Sub, a, b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return bin(K::Mul, a, b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return bin(K::Div, a, b); }
+Tensor operator-(const Tensor& a) { return un(K::Neg, a); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return bin(K::Eq, a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return bin(K::Ne, a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return bin(K::Lt, a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return bin(K::Le, a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return bin(K::Gt, a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return bin(K::Ge, a, b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return bin(K::Eq, a, b); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return bin(K::Ne, a, b); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return bin(K::Lt, a, b); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return bin(K::Le, a, b); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return bin(K::Gt, a, b); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return bin(K::Ge, a, b); }
+Tensor operator&&(const Tensor& a, const Tensor& b) { return bin(K::LogicalAnd, a, b); }
+Tensor operator||(const Tensor& a, const Tensor& b) { return bin(K::LogicalOr, a, b); }
+Tensor operator!(const Tensor& a) { return un(K::LogicalNot, a); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+// ---- methods
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return lt::add(*this, o, alpha); }
+Tensor Tensor::add(const Scalar& o) const { return *this + o; }
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const { return lt::sub(*this, o, alpha); }
+Tensor Tensor::sub(const Scalar& o) const { return *this - o; }
+Tensor Tensor::mul(const Tensor& o) const { return *this * o; }
+Tensor Tensor::mul(const Scalar& o) const { return *this * o; }
+Tensor Tensor::div(const Tensor& o) const { return *this / o; }
+Tensor Tensor::div(const Scalar& o) const { return *this / o; }
+Tensor Tensor::pow(const Tensor& e) const { return lt::pow(*this, e); }
+Tensor Tensor::pow(const Scalar& e) const { return lt::pow(*this, e); }
+Tensor Tensor::maximum(const Tensor& o) const { return lt::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return lt::minimum(*this, o); }
+Tensor Tensor::neg() const { return lt::neg(*this); }
+Tensor Tensor::abs() const { return lt::abs(*this); }
+Tensor Tensor::exp() const { return lt::exp(*this); }
+Tensor Tensor::log() const { return lt::log(*this); }
+Tensor Tensor::log1p() const { return lt::log1p(*this); }
+Tensor Tensor::expm1() const { return lt::expm1(*this); }
+Tensor Tensor::sqrt() const { return lt::sqrt(*this); }
+Tensor Tensor::rsqrt() const { return lt::rsqrt(*this); }
+Tensor Tensor::sin() const { return lt::sin(*this); }
+Tensor Tensor::cos() const { return lt::cos(*this); }
+Tensor Tensor::tanh() const { return lt::tanh(*this); }
+Tensor Tensor::sigmoid() const { return lt::sigmoid(*this); }
+Tensor Tensor::relu() const { return lt::relu(*this); }
+Tensor Tensor::gelu(const std::string& approximate) const { return lt::gelu(*this, approximate); }
+Tensor Tensor::silu() const { return lt::silu(*this); }
+Tensor Tensor::erf() const { return lt::erf(*this); }
+Tensor Tensor::sign() const { return lt::sign(*this); }
+Tensor Tensor::floor() const { return lt::floor(*this); }
+Tensor Tensor::ceil() const { return lt::ceil(*this); }
+Tensor Tensor::round() const { return lt::round(*this); }
+Tensor Tensor::reciprocal() const { return lt::reciprocal(*this); }
+Tensor Tensor::square() const { return lt::square(*this); }
+Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
+  return lt::clamp(*this, lo, hi);
+}
+Tensor Tensor::logical_not() const { return lt::logical_not(*this); }
+Tensor Tensor::logical_and(const Tensor& o) const { return lt::logical_and(*this, o); }
+Tensor Tensor::logical_or(const Tensor& o) const { return lt::logical_or(*this, o); }
+Tensor Tensor::eq(const Tensor& o) const { return *this == o; }
+Tensor Tensor::eq(const Scalar& o) const { return *this == o; }
+Tensor Tensor::ne(const Tensor& o) const { return *this != o; }
+Tensor Tensor::ne(const Scalar& o) const { return *this != o; }
+Tensor Tensor::lt(const Tensor& o) const { return *this < o; }
+Tensor Tensor::lt(const Scalar& o) const { return *this < o; }
+Tensor Tensor::le(const Tensor& o) const { return *this <= o; }
+Tensor Tensor::le(const Scalar& o) const { return *this <= o; }
+Tensor Tensor::gt(const Tensor& o) const { return *this > o; }
+Tensor Tensor::gt(const Scalar& o) const { return *this > o; }
+Tensor Tensor::ge(const Tensor& o) const { return *this >= o; }
+Tensor Tensor::ge(const Scalar& o) const { return *this >= o; }
+Tensor Tensor::where(const Tensor& cond, const Tensor& other) const {
+  return lt::where(cond, *this, other);
+}
+
+// ---- in place
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  return inplace(K::Add, *this, {*this, scaled(o, alpha)});
+}
+Tensor& Tensor::add_(const Scalar& o) { return inplace(K::Add, *this, {*this, wrap_scalar(o, device())}); }
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  return inplace(K::Sub, *this, {*this, scaled(o, alpha)});
+}
+Tensor& Tensor::sub_(const Scalar& o) { return inplace(K::Sub, *this, {*this, wrap_scalar(o, device())}); }
+Tensor& Tensor::mul_(const Tensor& o) { return inplace(K::Mul, *this, {*this, o}); }
+Tensor& Tensor::mul_(const Scalar& o) { return inplace(K::Mul, *this, {*this, wrap_scalar(o, device())}); }
+Tensor& Tensor::div_(const Tensor& o) { return inplace(K::Div, *this, {*this, o}); }
+Tensor& Tensor::div_(const Scalar& o) { return inplace(K::Div, *this, {*this, wrap_scalar(o, device())}); }
+Tensor& Tensor::relu_() { return inplace(K::Relu, *this, {*this}); }
+Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  LT_CHECK(lo || hi, "clamp_: at least one of min and max must be given");
+  if (lo) inplace(K::Maximum, *this, {*this, wrap_scalar(*lo, device())});
+  if (hi) inplace(K::Minimum, *this, {*this, wrap_scalar(*hi, device())});
+  return *this;
+}
+Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::fill_(const Scalar& v) { return copy_(scalar_of(v, dtype(), device())); }
+
+}  // namespace lt

@@ -1,0 +1,151 @@
+// Factories: from host data, constants, ranges and the counter-based random generators.
+#include <cmath>
+#include <cstring>
+
+#include "api/dispatch.h"
+#include "core/check.h"
+#include "core/shape.h"
+#include "core/tensor_impl.h"
+#include "eager/tensor_util.h"
+
+namespace lt {
+namespace {
+
+Dtype default_for(const Scalar& v) {
+  return v.is_floating() ? kFloat32 : (v.is_bool() ? kBool : kInt64);
+}
+
+Tensor random_op(OpKind op, IntList sizes, const TensorOptions& o, Dtype dtype, int64_t low = 0,
+                 int64_t high = 0) {
+  for (int64_t s : sizes) LT_CHECK(s >= 0, op_name(op), ": negative size in ", shape_str(sizes));
+  auto [seed, offset] = next_random(numel_of(sizes));
+  OpAttrs a;
+  a.ints = sizes;
+  a.dtype = dtype;
+  a.i[0] = static_cast<int64_t>(seed);
+  a.i[1] = static_cast<int64_t>(offset);
+  a.i[2] = low;
+  a.i[3] = high;
+  return call_on(o.device(), op, a);
+}
+
+}  // namespace
+
+template <typename T>
+Tensor tensor(const std::vector<T>& data, IntList sizes) {
+  for (int64_t s : sizes) LT_CHECK(s >= 0, "tensor: negative size in ", shape_str(sizes));
+  LT_CHECK(numel_of(sizes) == static_cast<int64_t>(data.size()), "tensor: ", data.size(),
+           " values do not fill shape ", shape_str(sizes), " (", numel_of(sizes), " elements)");
+  Tensor t = make_eager(sizes, DtypeOf<T>::value);
+  T* p = static_cast<T*>(t.raw_data_ptr());
+  for (size_t i = 0; i < data.size(); ++i) p[i] = data[i];
+  return t;
+}
+template Tensor tensor<float>(const std::vector<float>&, IntList);
+template Tensor tensor<double>(const std::vector<double>&, IntList);
+template Tensor tensor<int32_t>(const std::vector<int32_t>&, IntList);
+template Tensor tensor<int64_t>(const std::vector<int64_t>&, IntList);
+template Tensor tensor<bool>(const std::vector<bool>&, IntList);
+Tensor tensor(std::initializer_list<float> data) { return tensor(std::vector<float>(data)); }
+
+Tensor scalar_tensor(const Scalar& s, const TensorOptions& o) {
+  return scalar_of(s, o.dtype_or(default_for(s)), o.device());
+}
+
+Tensor full(IntList sizes, const Scalar& v, const TensorOptions& o) {
+  for (int64_t s : sizes) LT_CHECK(s >= 0, "full: negative size in ", shape_str(sizes));
+  return scalar_of(v, o.dtype_or(default_for(v)), o.device()).expand(sizes).clone();
+}
+Tensor empty(IntList sizes, const TensorOptions& o) { return full(sizes, 0, o.dtype(o.dtype())); }
+Tensor zeros(IntList sizes, const TensorOptions& o) { return full(sizes, 0, o.dtype(o.dtype())); }
+Tensor ones(IntList sizes, const TensorOptions& o) { return full(sizes, 1, o.dtype(o.dtype())); }
+
+namespace {
+TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o) {
+  if (!o) return t.options();
+  TensorOptions r = *o;
+  return r.has_dtype() ? r : r.dtype(t.dtype());
+}
+}  // namespace
+Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> o) { return zeros(t.sizes(), like(t, o)); }
+Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o) { return ones(t.sizes(), like(t, o)); }
+Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o) { return empty(t.sizes(), like(t, o)); }
+Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> o) {
+  return full(t.sizes(), v, like(t, o));
+}
+
+Tensor arange(const Scalar& end, const TensorOptions& o) { return arange(0, end, 1, o); }
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& o) {
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  LT_CHECK(st != 0, "arange: step must be nonzero");
+  LT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange: range [", s, ", ", e,
+           ") is inconsistent with the sign of step ", st);
+  bool fl = start.is_floating() || end.is_floating() || step.is_floating();
+  Dtype dt = o.dtype_or(fl ? kFloat32 : kInt64);
+  auto n = static_cast<int64_t>(std::ceil((e - s) / st));
+  OpAttrs a;
+  a.ints = {n};
+  a.dtype = is_floating(dt) ? kFloat64 : kInt64;
+  Tensor i = call_on(o.device(), OpKind::Iota, a);
+  if (is_floating(dt)) return (i * st + s).to(dt);
+  return (i * step.to_int() + start.to_int()).to(dt);
+}
+
+Tensor linspace(double start, double end, int64_t steps, const TensorOptions& o) {
+  LT_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
+  OpAttrs a;
+  a.ints = {steps};
+  a.dtype = kFloat64;
+  Tensor i = call_on(o.device(), OpKind::Iota, a);
+  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+  return (i * step + start).to(o.dtype());
+}
+
+Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
+Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
+  LT_CHECK(n >= 0 && m >= 0, "eye: sizes must be non-negative, got ", n, " and ", m);
+  TensorOptions io = TensorOptions(o.device()).dtype(kInt64);
+  return (arange(n, io).unsqueeze(1) == arange(m, io).unsqueeze(0)).to(o.dtype());
+}
+
+Tensor from_blob(void* data, IntList sizes, const TensorOptions& o) {
+  return from_blob(data, sizes, contiguous_strides(sizes), o);
+}
+Tensor from_blob(void* data, IntList sizes, IntList strides, const TensorOptions& o) {
+  LT_CHECK(o.device().is_cpu(), "from_blob: wraps host memory, so the device must be cpu (got ",
+           o.device().str(), "); call .to() afterwards");
+  LT_CHECK(sizes.size() == strides.size(), "from_blob: sizes ", shape_str(sizes), " and strides ",
+           shape_str(strides), " differ in length");
+  auto impl = std::make_shared<TensorImpl>();
+  impl->sizes = Dims(sizes);
+  impl->strides = Dims(strides);
+  impl->numel = numel_of(sizes);
+  impl->dtype = o.dtype();
+  impl->device = kCPU;
+  int64_t span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) span += (sizes[i] - 1) * strides[i];
+  impl->storage = wrap_storage(data, static_cast<size_t>(span) * dtype_size(o.dtype()));
+  return Tensor(std::move(impl));
+}
+
+Tensor rand(IntList sizes, const TensorOptions& o) {
+  return random_op(OpKind::Uniform, sizes, o, o.dtype());
+}
+Tensor randn(IntList sizes, const TensorOptions& o) {
+  return random_op(OpKind::Normal, sizes, o, o.dtype());
+}
+Tensor randint(int64_t low, int64_t high, IntList sizes, const TensorOptions& o) {
+  LT_CHECK(low < high, "randint: low ", low, " must be less than high ", high);
+  return random_op(OpKind::RandomInt, sizes, o, o.dtype_or(kInt64), low, high);
+}
+Tensor randint(int64_t high, IntList sizes, const TensorOptions& o) {
+  return randint(0, high, sizes, o);
+}
+Tensor rand_like(const Tensor& t) { return rand(t.sizes(), t.options()); }
+Tensor randn_like(const Tensor& t) { return randn(t.sizes(), t.options()); }
+Tensor bernoulli(const Tensor& like_t, double p) {
+  Dtype d = is_floating(like_t.dtype()) ? like_t.dtype() : kFloat32;
+  return (rand(like_t.sizes(), TensorOptions(like_t.device()).dtype(d)) < p).to(d);
+}
+
+}  // namespace lt

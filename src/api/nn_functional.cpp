@@ -1,0 +1,223 @@
+// Linear algebra and NN functions. Everything but the matmul/conv/pool primitives is a
+// composite of registry primitives, so lazy graphs fuse across it and autograd needs no formula.
+#include <cmath>
+#include <limits>
+
+#include "api/dispatch.h"
+#include "core/check.h"
+#include "core/shape.h"
+
+namespace lt {
+namespace {
+using K = OpKind;
+
+Tensor as_float(const Tensor& t) { return is_floating(t.dtype()) ? t : t.to(kFloat32); }
+
+Dims pair_of(IntList v, const char* op, const char* what, IntList fallback = {}) {
+  if (v.empty() && !fallback.empty()) return Dims(fallback);
+  LT_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must have 1 or 2 values, got ",
+           shape_str(v));
+  return v.size() == 1 ? Dims{v[0], v[0]} : Dims(v);
+}
+
+Tensor pool(K op, const Tensor& x, IntList kernel, IntList stride, IntList padding) {
+  const char* name = op_name(op);
+  LT_CHECK(x.dim() == 3 || x.dim() == 4, name, ": expected a 3-d or 4-d input, got shape ",
+           shape_str(x.sizes()));
+  Dims k = pair_of(kernel, name, "kernel_size");
+  Dims s = pair_of(stride, name, "stride", k);
+  Dims p = pair_of(padding, name, "padding");
+  OpAttrs a;
+  a.ints = {k[0], k[1], s[0], s[1], p[0], p[1]};
+  if (x.dim() == 3) return call(op, {x.unsqueeze(0)}, a).squeeze(0);
+  return call(op, {x}, a);
+}
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  LT_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul: both arguments need at least 1 dim, got shapes ",
+           shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  if (a.dim() == 1 && b.dim() == 1) {
+    LT_CHECK(a.size(0) == b.size(0), "matmul: shapes ", shape_str(a.sizes()), " and ",
+             shape_str(b.sizes()), " cannot be multiplied (", a.size(0), " != ", b.size(0), ")");
+    return call(K::Matmul, {a.unsqueeze(0), b.unsqueeze(1)}).reshape({});
+  }
+  if (b.dim() == 1) return call(K::Matmul, {a, b.unsqueeze(1)}).squeeze(-1);
+  if (a.dim() == 1) return call(K::Matmul, {a.unsqueeze(0), b}).squeeze(-2);
+  return call(K::Matmul, {a, b});
+}
+Tensor mm(const Tensor& a, const Tensor& b) {
+  LT_CHECK(a.dim() == 2 && b.dim() == 2, "mm: expected 2-d matrices, got shapes ",
+           shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  return call(K::Matmul, {a, b});
+}
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  LT_CHECK(a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0),
+           "bmm: expected 3-d tensors with equal batch sizes, got shapes ", shape_str(a.sizes()),
+           " and ", shape_str(b.sizes()));
+  return call(K::Matmul, {a, b});
+}
+Tensor Tensor::matmul(const Tensor& o) const { return lt::matmul(*this, o); }
+Tensor Tensor::mm(const Tensor& o) const { return lt::mm(*this, o); }
+Tensor Tensor::bmm(const Tensor& o) const { return lt::bmm(*this, o); }
+
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  LT_CHECK(w.defined() && w.dim() == 2, "linear: expected a 2-d weight [out, in], got ",
+           w.defined() ? shape_str(w.sizes()) : std::string("undefined"));
+  LT_CHECK(x.dim() >= 1 && x.size(-1) == w.size(1), "linear: input ", shape_str(x.sizes()),
+           " has ", x.dim() ? x.size(-1) : 0, " features but weight ", shape_str(w.sizes()),
+           " expects ", w.size(1));
+  Tensor y = matmul(x, w.t());
+  return b.defined() ? y + b : y;
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride, IntList padding,
+              IntList dilation, int64_t groups) {
+  LT_CHECK(x.dim() == 3 || x.dim() == 4, "conv2d: expected a 3-d or 4-d input, got shape ",
+           shape_str(x.sizes()));
+  Dims s = pair_of(stride, "conv2d", "stride");
+  Dims p = pair_of(padding, "conv2d", "padding");
+  Dims d = pair_of(dilation, "conv2d", "dilation");
+  LT_CHECK(s[0] > 0 && s[1] > 0 && d[0] > 0 && d[1] > 0 && p[0] >= 0 && p[1] >= 0,
+           "conv2d: stride ", shape_str(s), " and dilation ", shape_str(d),
+           " must be positive and padding ", shape_str(p), " non-negative");
+  OpAttrs a;
+  a.ints = {s[0], s[1], p[0], p[1], d[0], d[1]};
+  a.i[0] = groups;
+  Tensor xb = x.dim() == 3 ? x.unsqueeze(0) : x;
+  Tensor y = b.defined() ? call(K::Conv2d, {xb, w, b}, a) : call(K::Conv2d, {xb, w}, a);
+  return x.dim() == 3 ? y.squeeze(0) : y;
+}
+Tensor max_pool2d(const Tensor& x, IntList k, IntList s, IntList p) {
+  return pool(K::MaxPool2d, x, k, s, p);
+}
+Tensor avg_pool2d(const Tensor& x, IntList k, IntList s, IntList p) {
+  return pool(K::AvgPool2d, x, k, s, p);
+}
+
+Tensor softmax(const Tensor& t, int64_t dim) {
+  Tensor x = as_float(t);
+  dim = wrap_dim(dim, x.dim(), "softmax");
+  if (x.numel() == 0) return x.clone();
+  Tensor e = exp(x - amax(x, dim, true));
+  return e / sum(e, dim, true);
+}
+Tensor log_softmax(const Tensor& t, int64_t dim) {
+  Tensor x = as_float(t);
+  dim = wrap_dim(dim, x.dim(), "log_softmax");
+  if (x.numel() == 0) return x.clone();
+  Tensor s = x - amax(x, dim, true);
+  return s - log(sum(exp(s), dim, true));
+}
+Tensor Tensor::softmax(int64_t d) const { return lt::softmax(*this, d); }
+Tensor Tensor::log_softmax(int64_t d) const { return lt::log_softmax(*this, d); }
+
+Tensor layer_norm(const Tensor& x, IntList shape, const Tensor& w, const Tensor& b, double eps) {
+  const int64_t k = static_cast<int64_t>(shape.size());
+  bool ok = k >= 1 && k <= x.dim();
+  for (int64_t i = 0; ok && i < k; ++i) ok = x.size(x.dim() - k + i) == shape[i];
+  LT_CHECK(ok, "layer_norm: normalized_shape ", shape_str(shape),
+           " does not match the last dims of input shape ", shape_str(x.sizes()));
+  if (w.defined())
+    LT_CHECK(w.sizes().equals(shape), "layer_norm: weight ", shape_str(w.sizes()),
+             " must have shape ", shape_str(shape));
+  if (b.defined())
+    LT_CHECK(b.sizes().equals(shape), "layer_norm: bias ", shape_str(b.sizes()),
+             " must have shape ", shape_str(shape));
+  Dims dims;
+  for (int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
+  Tensor mu = mean(x, dims, true);
+  Tensor c = x - mu;
+  Tensor y = c * rsqrt(mean(c * c, dims, true) + eps);
+  if (w.defined()) y = y * w;
+  if (b.defined()) y = y + b;
+  return y;
+}
+
+Tensor dropout(const Tensor& x, double p, bool train) {
+  LT_CHECK(p >= 0 && p <= 1, "dropout: probability must be in [0, 1], got ", p);
+  if (!train || p == 0) return x;
+  if (p == 1) return x * 0.0;
+  Tensor keep = rand_like(as_float(x)) >= p;
+  return where(keep, x / (1.0 - p), 0.0);
+}
+
+Tensor embedding(const Tensor& indices, const Tensor& weight) {
+  LT_CHECK(weight.dim() == 2, "embedding: expected a 2-d weight [num, dim], got ",
+           shape_str(weight.sizes()));
+  Dims out(indices.sizes());
+  out.push_back(weight.size(1));
+  return index_select(weight, 0, indices.reshape({-1})).reshape(out);
+}
+
+Tensor one_hot(const Tensor& indices, int64_t n) {
+  LT_CHECK(!is_floating(indices.dtype()), "one_hot: expected integer class indices, got ",
+           dtype_name(indices.dtype()));
+  LT_CHECK(n > 0, "one_hot: num_classes must be positive, got ", n);
+  return eq(indices.unsqueeze(-1), arange(n, TensorOptions(indices.device()).dtype(kInt64)))
+      .to(kInt64);
+}
+
+Tensor nll_loss(const Tensor& lp, const Tensor& targets) {
+  LT_CHECK(lp.dim() == 2 || lp.dim() == 1, "nll_loss: expected input [N, C] or [C], got ",
+           shape_str(lp.sizes()));
+  LT_CHECK(targets.dtype() == kInt64 || targets.dtype() == kInt32,
+           "nll_loss: expected integer class indices, got ", dtype_name(targets.dtype()));
+  Tensor x = lp.dim() == 1 ? lp.unsqueeze(0) : lp;
+  Tensor t = targets.dim() == 0 ? targets.unsqueeze(0) : targets;
+  LT_CHECK(t.dim() == 1 && t.size(0) == x.size(0), "nll_loss: input ", shape_str(lp.sizes()),
+           " and targets ", shape_str(targets.sizes()), " do not match in the batch dim");
+  return -gather(x, 1, t.unsqueeze(1)).mean();
+}
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& targets, double smoothing) {
+  LT_CHECK(logits.dim() == 2 || logits.dim() == 1, "cross_entropy: expected logits [N, C] or [C], got ",
+           shape_str(logits.sizes()));
+  LT_CHECK(smoothing >= 0 && smoothing <= 1, "cross_entropy: label_smoothing must be in [0, 1], got ",
+           smoothing);
+  Tensor x = logits.dim() == 1 ? logits.unsqueeze(0) : logits;
+  Tensor lsm = log_softmax(x, 1);
+  if (is_floating(targets.dtype())) {  // class probabilities
+    LT_CHECK(targets.sizes().equals(logits.sizes()), "cross_entropy: probability targets ",
+             shape_str(targets.sizes()), " must match logits ", shape_str(logits.sizes()));
+    Tensor p = targets.dim() == 1 ? targets.unsqueeze(0) : targets;
+    if (smoothing > 0) p = p * (1.0 - smoothing) + smoothing / static_cast<double>(x.size(1));
+    return -(p * lsm).sum(1).mean();
+  }
+  Tensor t = targets.dim() == 0 ? targets.unsqueeze(0) : targets;
+  LT_CHECK(t.dim() == 1 && t.size(0) == x.size(0), "cross_entropy: logits ",
+           shape_str(logits.sizes()), " and targets ", shape_str(targets.sizes()),
+           " do not match in the batch dim");
+  LT_CHECK(t.dtype() == kInt64 || t.dtype() == kInt32,
+           "cross_entropy: expected int64 class indices, got ", dtype_name(t.dtype()));
+  Tensor nll = -gather(lsm, 1, t.unsqueeze(1)).squeeze(1);
+  if (smoothing > 0) nll = nll * (1.0 - smoothing) - lsm.mean(1) * smoothing;
+  return nll.mean();
+}
+
+Tensor mse_loss(const Tensor& a, const Tensor& b) {
+  Tensor d = a - b;
+  return (d * d).mean();
+}
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const Tensor& mask, double dropout_p, bool is_causal) {
+  LT_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2 && q.size(-1) == k.size(-1) &&
+               k.size(-2) == v.size(-2),
+           "scaled_dot_product_attention: q ", shape_str(q.sizes()), ", k ", shape_str(k.sizes()),
+           ", v ", shape_str(v.sizes()), " must be [..., L, E], [..., S, E], [..., S, Ev]");
+  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+  Tensor s = matmul(q, k.transpose(-2, -1)) * scale;
+  const double ninf = -std::numeric_limits<double>::infinity();
+  if (is_causal) {
+    TensorOptions o = TensorOptions(q.device()).dtype(kInt64);
+    Tensor allowed = arange(q.size(-2), o).unsqueeze(1) >= arange(k.size(-2), o).unsqueeze(0);
+    s = where(allowed, s, ninf);
+  }
+  if (mask.defined()) s = mask.dtype() == kBool ? where(mask, s, ninf) : s + mask;
+  Tensor p = softmax(s, -1);
+  if (dropout_p > 0) p = dropout(p, dropout_p, true);
+  return matmul(p, v);
+}
+
+}  // namespace lt

@@ -1,0 +1,84 @@
+// Dtype names, device parsing and the thread count.
+#include <cstdlib>
+#include <thread>
+
+#include "core/check.h"
+#include "core/parallel.h"
+#include "lt/device.h"
+#include "lt/dtype.h"
+
+namespace lt {
+
+size_t dtype_size(Dtype t) {
+  switch (t) {
+    case kBool: return 1;
+    case kInt32: return 4;
+    case kInt64: return 8;
+    case kFloat32: return 4;
+    case kFloat64: return 8;
+  }
+  return 0;
+}
+
+const char* dtype_name(Dtype t) {
+  switch (t) {
+    case kBool: return "bool";
+    case kInt32: return "int32";
+    case kInt64: return "int64";
+    case kFloat32: return "float32";
+    case kFloat64: return "float64";
+  }
+  return "?";
+}
+
+const char* dtype_short(Dtype t) {
+  switch (t) {
+    case kBool: return "pred";
+    case kInt32: return "s32";
+    case kInt64: return "s64";
+    case kFloat32: return "f32";
+    case kFloat64: return "f64";
+  }
+  return "?";
+}
+
+Device::Device(const std::string& spec) : type_(DeviceType::CPU), index_(0) {
+  std::string name = spec;
+  auto colon = spec.find(':');
+  if (colon != std::string::npos) {
+    name = spec.substr(0, colon);
+    std::string idx = spec.substr(colon + 1);
+    LT_CHECK(!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos,
+             "Device: invalid device index in \"", spec, "\"");
+    index_ = std::stoi(idx);
+  }
+  if (name == "cpu")
+    type_ = DeviceType::CPU;
+  else if (name == "lazy")
+    type_ = DeviceType::Lazy;
+  else
+    throw_error("Device: unknown device \"", spec, "\" (expected \"cpu\" or \"lazy\")");
+}
+
+std::string Device::str() const {
+  std::string s = type_ == DeviceType::CPU ? "cpu" : "lazy";
+  if (index_ != 0) s += ":" + std::to_string(index_);
+  return s;
+}
+
+namespace {
+int initial_threads() {
+  if (const char* e = std::getenv("LT_NUM_THREADS")) {
+    int n = std::atoi(e);
+    if (n > 0) return n;
+  }
+  unsigned hc = std::thread::hardware_concurrency();
+  return hc ? static_cast<int>(hc) : 1;
+}
+int g_threads = initial_threads();
+}  // namespace
+
+int num_threads() { return g_threads; }
+void set_core_num_threads(int n) { g_threads = n > 0 ? n : 1; }
+
+}  // namespace lt

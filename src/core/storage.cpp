@@ -1,0 +1,111 @@
+#include "core/storage.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace lt {
+namespace {
+
+constexpr size_t kAlign = 64;
+constexpr size_t kCacheMin = size_t{1} << 16;       // smaller blocks go straight to malloc
+constexpr size_t kCacheLimit = size_t{2} << 30;     // at most 2 GiB kept for reuse
+
+// Rounds up to 2^k * {4,5,6,7}/4 so that near sizes share a bucket (<= 25% waste).
+size_t bucket_size(size_t n) {
+  if (n < kCacheMin) return (n + kAlign - 1) / kAlign * kAlign;
+  size_t p = size_t{1} << (63 - __builtin_clzll(n));
+  size_t q = p / 4;
+  return (n + q - 1) / q * q;
+}
+
+struct Cache {
+  std::mutex mu;
+  std::map<size_t, std::vector<void*>> free_blocks;
+  allocator::Stats st;
+};
+
+Cache& cache() {
+  static Cache* c = new Cache();  // leaked on purpose: storages may die during static teardown
+  return *c;
+}
+
+void* raw_alloc(size_t bytes) {
+  void* p = std::aligned_alloc(kAlign, bytes == 0 ? kAlign : bytes);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void* cached_alloc(size_t bytes) {
+  Cache& c = cache();
+  if (bytes >= kCacheMin) {
+    std::lock_guard<std::mutex> g(c.mu);
+    auto it = c.free_blocks.find(bytes);
+    if (it != c.free_blocks.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      c.st.cached_bytes -= bytes;
+      c.st.cache_hits++;
+      c.st.live_bytes += bytes;
+      if (c.st.live_bytes > c.st.peak_live_bytes) c.st.peak_live_bytes = c.st.live_bytes;
+      return p;
+    }
+    c.st.cache_misses++;
+    c.st.live_bytes += bytes;
+    if (c.st.live_bytes > c.st.peak_live_bytes) c.st.peak_live_bytes = c.st.live_bytes;
+  }
+  return raw_alloc(bytes);
+}
+
+void cached_free(void* p, size_t bytes) {
+  Cache& c = cache();
+  if (bytes >= kCacheMin) {
+    std::lock_guard<std::mutex> g(c.mu);
+    c.st.live_bytes -= bytes;
+    if (c.st.cached_bytes + static_cast<int64_t>(bytes) <= static_cast<int64_t>(kCacheLimit)) {
+      c.free_blocks[bytes].push_back(p);
+      c.st.cached_bytes += bytes;
+      return;
+    }
+  }
+  std::free(p);
+}
+
+}  // namespace
+
+Storage::~Storage() {
+  if (owned && data) cached_free(data, nbytes);
+}
+
+std::shared_ptr<Storage> allocate_storage(size_t nbytes) {
+  auto s = std::make_shared<Storage>();
+  s->nbytes = bucket_size(nbytes);
+  s->data = cached_alloc(s->nbytes);
+  return s;
+}
+
+std::shared_ptr<Storage> wrap_storage(void* data, size_t nbytes) {
+  auto s = std::make_shared<Storage>();
+  s->data = data;
+  s->nbytes = nbytes;
+  s->owned = false;
+  return s;
+}
+
+namespace allocator {
+Stats stats() {
+  std::lock_guard<std::mutex> g(cache().mu);
+  return cache().st;
+}
+void empty_cache() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> g(c.mu);
+  for (auto& [size, blocks] : c.free_blocks)
+    for (void* p : blocks) std::free(p);
+  c.free_blocks.clear();
+  c.st.cached_bytes = 0;
+}
+}  // namespace allocator
+
+}  // namespace lt

@@ -1,0 +1,32 @@
+// Storage: a reference-counted, 64-byte aligned buffer. Large buffers come from a size-bucketed
+// cache so that big temporaries do not page-fault on every allocation (glibc mmaps >= 32 MiB).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace lt {
+
+struct Storage {
+  void* data = nullptr;
+  size_t nbytes = 0;
+  bool owned = true;  // false: wraps caller memory (from_blob)
+  ~Storage();
+};
+
+std::shared_ptr<Storage> allocate_storage(size_t nbytes);
+std::shared_ptr<Storage> wrap_storage(void* data, size_t nbytes);
+
+namespace allocator {
+struct Stats {
+  int64_t cached_bytes = 0;
+  int64_t cache_hits = 0;
+  int64_t cache_misses = 0;
+  int64_t live_bytes = 0;
+  int64_t peak_live_bytes = 0;
+};
+Stats stats();
+void empty_cache();
+}  // namespace allocator
+
+}  // namespace lt

@@ -1,0 +1,230 @@
+// Elementwise kernels: unary, binary, where, fill and the converting strided copy.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/check.h"
+#include "eager/kernels.h"
+#include "eager/loops.h"
+#include "eager/tensor_util.h"
+
+namespace lt {
+namespace {
+
+template <typename To, typename From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    // Out-of-range and NaN casts are undefined in C++; give x86's "integer indefinite".
+    if (!(v >= static_cast<From>(std::numeric_limits<To>::min()) &&
+          v < -static_cast<From>(std::numeric_limits<To>::min())))
+      return std::numeric_limits<To>::min();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <typename O, typename I, typename F>
+void unary_loop(const Tensor& out, const Tensor& x, F f) {
+  auto spec = make_loop<2>({&out, &x});
+  run_loop(spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
+    O* o = reinterpret_cast<O*>(p[0]);
+    const I* a = reinterpret_cast<const I*>(p[1]);
+    if (st[0] == sizeof(O) && st[1] == sizeof(I)) {
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<O*>(p[0] + i * st[0]) = f(*reinterpret_cast<const I*>(p[1] + i * st[1]));
+    }
+  });
+}
+
+template <typename O, typename T, typename F>
+void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  auto spec = make_loop<3>({&out, &a, &b});
+  run_loop(spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
+    O* o = reinterpret_cast<O*>(p[0]);
+    const T* x = reinterpret_cast<const T*>(p[1]);
+    const T* y = reinterpret_cast<const T*>(p[2]);
+    if (st[0] == sizeof(O) && st[1] == sizeof(T) && st[2] == sizeof(T)) {
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+    } else if (st[0] == sizeof(O) && st[1] == sizeof(T) && st[2] == 0) {
+      const T yv = *y;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
+    } else if (st[0] == sizeof(O) && st[1] == 0 && st[2] == sizeof(T)) {
+      const T xv = *x;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<O*>(p[0] + i * st[0]) = f(*reinterpret_cast<const T*>(p[1] + i * st[1]),
+                                                    *reinterpret_cast<const T*>(p[2] + i * st[2]));
+    }
+  });
+}
+
+template <typename T>
+T ipow(T base, T e) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::pow(base, e);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return e ? base : true;
+  } else {
+    if (e < 0) return base == 1 ? 1 : (base == -1 ? (e % 2 ? -1 : 1) : 0);
+    T r = 1;
+    while (e) {
+      if (e & 1) r = static_cast<T>(r * base);
+      base = static_cast<T>(base * base);
+      e >>= 1;
+    }
+    return r;
+  }
+}
+
+template <typename T>
+void unary_typed(OpKind op, const Tensor& x, const Tensor& out) {
+  using K = OpKind;
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case K::Exp: return unary_loop<T, T>(out, x, [](T v) { return std::exp(v); });
+      case K::Log: return unary_loop<T, T>(out, x, [](T v) { return std::log(v); });
+      case K::Log1p: return unary_loop<T, T>(out, x, [](T v) { return std::log1p(v); });
+      case K::Expm1: return unary_loop<T, T>(out, x, [](T v) { return std::expm1(v); });
+      case K::Sqrt: return unary_loop<T, T>(out, x, [](T v) { return std::sqrt(v); });
+      case K::Rsqrt: return unary_loop<T, T>(out, x, [](T v) { return T(1) / std::sqrt(v); });
+      case K::Sin: return unary_loop<T, T>(out, x, [](T v) { return std::sin(v); });
+      case K::Cos: return unary_loop<T, T>(out, x, [](T v) { return std::cos(v); });
+      case K::Tanh: return unary_loop<T, T>(out, x, [](T v) { return std::tanh(v); });
+      case K::Sigmoid:
+        return unary_loop<T, T>(out, x, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
+      case K::Erf: return unary_loop<T, T>(out, x, [](T v) { return std::erf(v); });
+      case K::Reciprocal: return unary_loop<T, T>(out, x, [](T v) { return T(1) / v; });
+      case K::Floor: return unary_loop<T, T>(out, x, [](T v) { return std::floor(v); });
+      case K::Ceil: return unary_loop<T, T>(out, x, [](T v) { return std::ceil(v); });
+      case K::Round: return unary_loop<T, T>(out, x, [](T v) { return std::nearbyint(v); });
+      case K::Abs: return unary_loop<T, T>(out, x, [](T v) { return std::abs(v); });
+      default: break;
+    }
+  } else {
+    switch (op) {
+      case K::Floor: case K::Ceil: case K::Round:
+        return unary_loop<T, T>(out, x, [](T v) { return v; });
+      case K::Abs:
+        return unary_loop<T, T>(out, x, [](T v) { return v < T(0) ? T(-v) : v; });
+      default: break;
+    }
+  }
+  switch (op) {
+    case K::Neg: return unary_loop<T, T>(out, x, [](T v) { return static_cast<T>(-v); });
+    case K::Relu: return unary_loop<T, T>(out, x, [](T v) { return v < T(0) ? T(0) : v; });
+    case K::Sign:
+      return unary_loop<T, T>(out, x, [](T v) { return static_cast<T>((T(0) < v) - (v < T(0))); });
+    case K::LogicalNot: return unary_loop<bool, T>(out, x, [](T v) { return v == T(0); });
+    default: throw_error("internal: unary kernel for ", op_name(op), " on ", dtype_name(x.dtype()));
+  }
+}
+
+template <typename T>
+void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  using K = OpKind;
+  switch (op) {
+    case K::Add: return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x + y); });
+    case K::Sub: return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x - y); });
+    case K::Mul: return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+    case K::Div:
+      if constexpr (std::is_floating_point_v<T>)
+        return binary_loop<T, T>(out, a, b, [](T x, T y) { return x / y; });
+      break;
+    case K::Pow: return binary_loop<T, T>(out, a, b, [](T x, T y) { return ipow<T>(x, y); });
+    case K::Maximum:
+      return binary_loop<T, T>(out, a, b, [](T x, T y) {
+        if constexpr (std::is_floating_point_v<T>)
+          if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+        return x > y ? x : y;
+      });
+    case K::Minimum:
+      return binary_loop<T, T>(out, a, b, [](T x, T y) {
+        if constexpr (std::is_floating_point_v<T>)
+          if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+        return x < y ? x : y;
+      });
+    case K::Eq: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x == y; });
+    case K::Ne: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != y; });
+    case K::Lt: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x < y; });
+    case K::Le: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
+    case K::Gt: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x > y; });
+    case K::Ge: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
+    case K::LogicalAnd:
+      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != T(0) && y != T(0); });
+    case K::LogicalOr:
+      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != T(0) || y != T(0); });
+    default: break;
+  }
+  throw_error("internal: binary kernel for ", op_name(op), " on ", dtype_name(a.dtype()));
+}
+
+}  // namespace
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  LT_DISPATCH(dst.dtype(), O, LT_DISPATCH(src.dtype(), S, {
+    if constexpr (std::is_same_v<O, S>) {
+      auto spec = make_loop<2>({&dst, &src});
+      run_loop(spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
+        if (st[0] == sizeof(O) && st[1] == sizeof(S)) {
+          std::memcpy(p[0], p[1], n * sizeof(O));
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<O*>(p[0] + i * st[0]) = *reinterpret_cast<const S*>(p[1] + i * st[1]);
+        }
+      });
+    } else {
+      unary_loop<O, S>(dst, src, [](S v) { return convert<O, S>(v); });
+    }
+  }));
+}
+
+void unary_kernel(OpKind op, const Tensor& x, const Tensor& out) {
+  if (out.numel() == 0) return;
+  LT_DISPATCH(x.dtype(), T, unary_typed<T>(op, x, out));
+}
+
+void binary_kernel(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (out.numel() == 0) return;
+  LT_DISPATCH(a.dtype(), T, binary_typed<T>(op, a, b, out));
+}
+
+void where_kernel(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (out.numel() == 0) return;
+  LT_DISPATCH(out.dtype(), T, {
+    auto spec = make_loop<4>({&out, &cond, &a, &b});
+    run_loop(spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<T*>(p[0] + i * st[0]) =
+            *reinterpret_cast<const bool*>(p[1] + i * st[1])
+                ? *reinterpret_cast<const T*>(p[2] + i * st[2])
+                : *reinterpret_cast<const T*>(p[3] + i * st[3]);
+    });
+  });
+}
+
+void fill_kernel(const Tensor& out, double value, int64_t ivalue) {
+  if (out.numel() == 0) return;
+  LT_DISPATCH(out.dtype(), T, {
+    const T v = std::is_floating_point_v<T> ? static_cast<T>(value)
+                                            : (std::is_same_v<T, bool> ? static_cast<T>(ivalue != 0)
+                                                                       : static_cast<T>(ivalue));
+    auto spec = make_loop<1>({&out});
+    run_loop(spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
+      if (st[0] == sizeof(T)) {
+        T* o = reinterpret_cast<T*>(p[0]);
+        for (int64_t i = 0; i < n; ++i) o[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * st[0]) = v;
+      }
+    });
+  });
+}
+
+}  // namespace lt

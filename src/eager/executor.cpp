@@ -1,0 +1,137 @@
+#include "eager/executor.h"
+
+#include "core/check.h"
+#include "core/shape.h"
+#include "eager/kernels.h"
+#include "eager/tensor_util.h"
+
+namespace lt {
+namespace {
+
+Tensor cast_to(const Tensor& t, Dtype d) {
+  if (!t.defined() || t.dtype() == d) return t;
+  Tensor c = make_eager(t.sizes(), d);
+  copy_into(c, t);
+  return c;
+}
+
+Tensor view_op(OpKind op, const Tensor& x, const OpAttrs& a, const OpMeta& m) {
+  const TensorImpl& xi = I(x);
+  switch (op) {
+    case OpKind::Reshape: {
+      if (auto st = view_strides(xi.sizes, xi.strides, m.sizes))
+        return make_view(x, m.sizes, *st, xi.offset);
+      Tensor c = make_eager(x.sizes(), x.dtype());
+      copy_into(c, x);
+      return make_view(c, m.sizes, contiguous_strides(m.sizes), 0);
+    }
+    case OpKind::Permute: {
+      Dims st;
+      for (int64_t d : a.ints) st.push_back(xi.strides[d]);
+      return make_view(x, m.sizes, st, xi.offset);
+    }
+    case OpKind::Expand: {
+      Dims st(m.sizes.size(), 0);
+      size_t off = m.sizes.size() - xi.sizes.size();
+      for (size_t d = 0; d < xi.sizes.size(); ++d)
+        st[d + off] = xi.sizes[d] == 1 && m.sizes[d + off] != 1 ? 0 : xi.strides[d];
+      return make_view(x, m.sizes, st, xi.offset);
+    }
+    case OpKind::Slice: {
+      Dims st = xi.strides;
+      int64_t d = a.i[0];
+      int64_t off = xi.offset + (m.sizes[d] > 0 ? a.i[1] * st[d] : 0);
+      st[d] *= a.i[3];
+      return make_view(x, m.sizes, st, off);
+    }
+    default:
+      throw_error("internal: ", op_name(op), " is not a view op");
+  }
+}
+
+}  // namespace
+
+void eager_execute_into(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m,
+                        const Tensor& out) {
+  switch (op_category(op)) {
+    case OpCategory::EwUnary:
+      if (op == OpKind::Cast)
+        copy_into(out, in[0]);
+      else if (op == OpKind::LogicalNot)
+        unary_kernel(op, in[0], out);
+      else
+        unary_kernel(op, cast_to(in[0], m.compute), out);
+      return;
+    case OpCategory::EwBinary:
+      binary_kernel(op, cast_to(in[0], m.compute), cast_to(in[1], m.compute), out);
+      return;
+    case OpCategory::EwTernary:
+      where_kernel(in[0], cast_to(in[1], m.compute), cast_to(in[2], m.compute), out);
+      return;
+    default:
+      throw_error("internal: ", op_name(op), " cannot write into a destination");
+  }
+}
+
+Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m) {
+  switch (op) {
+    case OpKind::Reshape:
+    case OpKind::Permute:
+    case OpKind::Expand:
+    case OpKind::Slice:
+      return view_op(op, in[0], a, m);
+    default:
+      break;
+  }
+  Tensor out = make_eager(m.sizes, m.dtype);
+  switch (op_category(op)) {
+    case OpCategory::EwUnary:
+    case OpCategory::EwBinary:
+    case OpCategory::EwTernary:
+      eager_execute_into(op, in, a, m, out);
+      break;
+    case OpCategory::Reduction:
+      if (op == OpKind::Argmax || op == OpKind::Argmin)
+        arg_reduce_kernel(op, in[0], a.ints.empty() ? 0 : a.ints[0], out);
+      else
+        reduce_kernel(op, cast_to(in[0], m.compute), a.ints, out);
+      break;
+    case OpCategory::Movement:
+      if (op == OpKind::Copy)
+        copy_into(out, in[0]);
+      else if (op == OpKind::Cat)
+        cat_kernel(in, a.i[0], out);
+      else if (op == OpKind::Pad)
+        pad_kernel(in[0], a.ints, a.f, out);
+      break;
+    case OpCategory::Contraction:
+      if (op == OpKind::Matmul)
+        matmul_kernel(in[0], in[1], out);
+      else if (op == OpKind::Conv2d)
+        conv2d_kernel(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), a.ints, a.i[0], out);
+      else
+        pool2d_kernel(op, in[0], a.ints, out);
+      break;
+    case OpCategory::Indexing:
+      if (op == OpKind::Gather)
+        gather_kernel(in[0], a.i[0], in[1], out);
+      else if (op == OpKind::ScatterAdd)
+        scatter_add_kernel(in[0], a.i[0], in[1], in[2], out);
+      else
+        index_select_kernel(in[0], a.i[0], in[1], out);
+      break;
+    case OpCategory::Creation:
+      if (op == OpKind::Scalar)
+        fill_kernel(out, a.f, a.i[0]);
+      else
+        iota_kernel(out);
+      break;
+    case OpCategory::Random:
+      random_kernel(op, static_cast<uint64_t>(a.i[0]), static_cast<uint64_t>(a.i[1]), a.i[2],
+                    a.i[3], out);
+      break;
+  }
+  return out;
+}
+
+}  // namespace lt

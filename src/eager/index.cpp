@@ -1,0 +1,94 @@
+// gather, scatter_add, index_select. Index values are checked before any write, so an
+// out-of-range index throws lt::Error and leaves the output untouched.
+#include <cstring>
+
+#include "core/check.h"
+#include "core/shape.h"
+#include "eager/kernels.h"
+#include "eager/tensor_util.h"
+
+namespace lt {
+namespace {
+
+std::vector<int64_t> read_index(const Tensor& index, int64_t bound, int64_t dim, const char* op) {
+  std::vector<int64_t> v = index.to_vector<int64_t>();
+  for (int64_t& i : v) {
+    LT_CHECK(i >= -bound && i < bound, op, ": index ", i, " is out of bounds for dim ", dim,
+             " with size ", bound);
+    if (i < 0) i += bound;
+  }
+  return v;
+}
+
+// Calls f(linear position in `sizes`, coordinates) for every element of `sizes`.
+template <typename F>
+void for_each_coord(IntList sizes, F f) {
+  const int64_t nd = sizes.size();
+  const int64_t n = numel_of(sizes);
+  Dims c(nd, 0);
+  for (int64_t pos = 0; pos < n; ++pos) {
+    f(pos, c.data());
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++c[d] < sizes[d]) break;
+      c[d] = 0;
+    }
+  }
+}
+
+int64_t offset_of(const Tensor& t, const int64_t* c, int64_t dim, int64_t at) {
+  int64_t o = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) o += (d == dim ? at : c[d]) * t.stride(d);
+  return o;
+}
+
+}  // namespace
+
+void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
+  if (out.numel() == 0) return;
+  auto idx = read_index(index, x.dim() ? x.size(dim) : 1, dim, "gather");
+  LT_DISPATCH(x.dtype(), T, {
+    const T* px = static_cast<const T*>(x.raw_data_ptr());
+    T* po = static_cast<T*>(out.raw_data_ptr());
+    for_each_coord(index.sizes(), [&](int64_t pos, const int64_t* c) {
+      po[pos] = px[offset_of(x, c, dim, idx[pos])];
+    });
+  });
+}
+
+void scatter_add_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                        const Tensor& out) {
+  auto idx = read_index(index, x.dim() ? x.size(dim) : 1, dim, "scatter_add");
+  copy_into(out, x);
+  if (index.numel() == 0) return;
+  LT_DISPATCH(x.dtype(), T, {
+    const T* ps = static_cast<const T*>(src.raw_data_ptr());
+    T* po = static_cast<T*>(out.raw_data_ptr());
+    for_each_coord(index.sizes(), [&](int64_t pos, const int64_t* c) {
+      po[offset_of(out, c, dim, idx[pos])] += ps[offset_of(src, c, -1, 0)];
+    });
+  });
+}
+
+void index_select_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
+  if (out.numel() == 0) return;
+  const int64_t bound = x.dim() ? x.size(dim) : 1;
+  auto idx = read_index(index, bound, dim, "index_select");
+  if (x.dim() == 0) {
+    copy_into(out, x);
+    return;
+  }
+  Tensor xc = x.contiguous();
+  const int64_t inner = xc.numel() / std::max<int64_t>(1, bound) /
+                        std::max<int64_t>(1, numel_of(IntList(x.sizes().data(), dim)));
+  const int64_t outer = numel_of(IntList(x.sizes().data(), dim));
+  const size_t es = dtype_size(x.dtype());
+  const char* px = static_cast<const char*>(xc.raw_data_ptr());
+  char* po = static_cast<char*>(out.raw_data_ptr());
+  const int64_t m = static_cast<int64_t>(idx.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < m; ++j)
+      std::memcpy(po + ((o * m + j) * inner) * es, px + ((o * bound + idx[j]) * inner) * es,
+                  inner * es);
+}
+
+}  // namespace lt

@@ -1,0 +1,40 @@
+// Eager CPU kernels. Each writes into a preallocated output (which may be a strided view, so
+// in-place ops write straight into their destination). Inputs arrive already in the op's
+// compute dtype unless a kernel says otherwise.
+#pragma once
+#include "lt/tensor.h"
+#include "ops/registry.h"
+
+namespace lt {
+
+// dst <- src, broadcasting src to dst's shape and converting dtype; any strides.
+void copy_into(const Tensor& dst, const Tensor& src);
+void unary_kernel(OpKind op, const Tensor& x, const Tensor& out);
+void binary_kernel(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out);
+void where_kernel(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+void fill_kernel(const Tensor& out, double value, int64_t ivalue);
+
+void reduce_kernel(OpKind op, const Tensor& x, IntList dims, const Tensor& out);
+void arg_reduce_kernel(OpKind op, const Tensor& x, int64_t dim, const Tensor& out);
+
+void cat_kernel(ArrayRef<Tensor> in, int64_t dim, const Tensor& out);
+void pad_kernel(const Tensor& x, IntList pads, double value, const Tensor& out);
+
+void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out);
+void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, IntList params,
+                   int64_t groups, const Tensor& out);
+void pool2d_kernel(OpKind op, const Tensor& x, IntList params, const Tensor& out);
+
+void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
+void scatter_add_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                        const Tensor& out);
+void index_select_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
+
+void iota_kernel(const Tensor& out);
+void random_kernel(OpKind op, uint64_t seed, uint64_t offset, int64_t low, int64_t high,
+                   const Tensor& out);
+
+// BLAS and kernel threads follow lt::set_num_threads.
+void set_blas_threads(int n);
+
+}  // namespace lt

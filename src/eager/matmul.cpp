@@ -1,0 +1,133 @@
+// matmul through OpenBLAS: operands whose last two dims are row- or column-major go to
+// cblas_?gemm without a copy (transposed views become Trans); batch dims broadcast.
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "core/check.h"
+#include "core/shape.h"
+#include "eager/kernels.h"
+#include "eager/tensor_util.h"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace lt {
+namespace {
+
+struct MatLayout {
+  bool ok = false;
+  CBLAS_TRANSPOSE trans = CblasNoTrans;
+  int64_t ld = 0;
+};
+
+MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
+  MatLayout l;
+  if (scol == 1 && (rows == 1 || srow >= std::max<int64_t>(1, cols))) {
+    l = {true, CblasNoTrans, rows == 1 ? std::max<int64_t>(1, cols) : srow};
+  } else if (srow == 1 && (cols == 1 || scol >= std::max<int64_t>(1, rows))) {
+    l = {true, CblasTrans, cols == 1 ? std::max<int64_t>(1, rows) : scol};
+  }
+  return l;
+}
+
+template <typename T>
+void gemm(MatLayout la, MatLayout lb, int64_t n, int64_t m, int64_t k, const T* a, const T* b,
+          T* c) {
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, la.trans, lb.trans, n, m, k, 1.0f, a, la.ld, b, lb.ld, 0.0f, c, m);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, la.trans, lb.trans, n, m, k, 1.0, a, la.ld, b, lb.ld, 0.0, c, m);
+  }
+}
+
+template <typename T>
+void naive_mm(int64_t n, int64_t m, int64_t k, const T* a, int64_t sar, int64_t sac, const T* b,
+              int64_t sbr, int64_t sbc, T* c) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      T acc = 0;
+      for (int64_t p = 0; p < k; ++p) acc += a[i * sar + p * sac] * b[p * sbr + j * sbc];
+      c[i * m + j] = acc;
+    }
+}
+
+template <typename T>
+void matmul_typed(Tensor a, Tensor b, const Tensor& out) {
+  const int64_t nd = out.dim();
+  const int64_t n = out.size(-2), m = out.size(-1), k = a.size(-1);
+  T* o = static_cast<T*>(out.raw_data_ptr());
+  if (out.numel() == 0) return;
+  if (k == 0) {
+    std::fill(o, o + out.numel(), T(0));
+    return;
+  }
+  IntList os = out.sizes();
+  Dims batch(IntList(os.data(), nd - 2));
+  const int64_t B = numel_of(batch);
+  // Fold a's batch into its rows when b has no real batch and a is row-contiguous: one gemm.
+  bool b_shared = true;
+  for (int64_t d = 0; d < b.dim() - 2; ++d)
+    if (b.size(d) != 1) b_shared = false;
+  bool two_d = nd == 2;
+  if (B > 1 && b_shared && a.is_contiguous() && a.dim() == nd) {
+    a = a.reshape({B * n, k});
+    b = b.reshape({k, m});
+    two_d = true;
+  }
+  auto expand_to = [&](const Tensor& t) {
+    Dims s = batch;
+    s.push_back(t.size(-2));
+    s.push_back(t.size(-1));
+    return t.expand(s);
+  };
+  Tensor ae = two_d ? a : expand_to(a);
+  Tensor be = two_d ? b : expand_to(b);
+  const int64_t rows = ae.size(-2);
+  const int64_t batches = two_d ? 1 : B;
+  const int64_t bnd = ae.dim() - 2;
+  MatLayout la = layout_of(rows, k, ae.stride(-2), ae.stride(-1));
+  MatLayout lb = layout_of(k, m, be.stride(-2), be.stride(-1));
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!la.ok) {
+      ae = ae.contiguous();
+      la = layout_of(rows, k, ae.stride(-2), ae.stride(-1));
+    }
+    if (!lb.ok) {
+      be = be.contiguous();
+      lb = layout_of(k, m, be.stride(-2), be.stride(-1));
+    }
+  }
+  const T* abase = static_cast<const T*>(ae.raw_data_ptr());
+  const T* bbase = static_cast<const T*>(be.raw_data_ptr());
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    int64_t oa = 0, ob = 0, rem = bi;
+    for (int64_t d = bnd - 1; d >= 0; --d) {
+      int64_t idx = rem % batch[d];
+      rem /= batch[d];
+      oa += idx * ae.stride(d);
+      ob += idx * be.stride(d);
+    }
+    T* c = o + bi * rows * m;
+    if constexpr (std::is_floating_point_v<T>)
+      gemm<T>(la, lb, rows, m, k, abase + oa, bbase + ob, c);
+    else
+      naive_mm<T>(rows, m, k, abase + oa, ae.stride(-2), ae.stride(-1), bbase + ob, be.stride(-2),
+                  be.stride(-1), c);
+  }
+}
+
+}  // namespace
+
+void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
+  switch (a.dtype()) {
+    case kFloat32: return matmul_typed<float>(a, b, out);
+    case kFloat64: return matmul_typed<double>(a, b, out);
+    case kInt32: return matmul_typed<int32_t>(a, b, out);
+    case kInt64: return matmul_typed<int64_t>(a, b, out);
+    default: throw_error("matmul: not supported for ", dtype_name(a.dtype()));
+  }
+}
+
+void set_blas_threads(int n) { openblas_set_num_threads(n); }
+
+}  // namespace lt

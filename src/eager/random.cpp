@@ -1,0 +1,52 @@
+// Counter-based random numbers: Philox-4x32-10 keyed by the seed, counter = offset + element
+// block. Element i depends only on (seed, offset, i), so any device can reproduce it.
+#include <cmath>
+
+#include "core/parallel.h"
+#include "eager/kernels.h"
+#include "eager/philox.h"
+#include "eager/tensor_util.h"
+
+namespace lt {
+
+void iota_kernel(const Tensor& out) {
+  LT_DISPATCH(out.dtype(), T, {
+    T* p = static_cast<T*>(out.raw_data_ptr());
+    for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<T>(i);
+  });
+}
+
+void random_kernel(OpKind op, uint64_t seed, uint64_t offset, int64_t low, int64_t high,
+                   const Tensor& out) {
+  const int64_t n = out.numel();
+  LT_DISPATCH(out.dtype(), T, {
+    T* p = static_cast<T*>(out.raw_data_ptr());
+    parallel_for(n, 16384, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        if (op == OpKind::Uniform) {
+          if constexpr (std::is_same_v<T, double>) {
+            auto r = philox4x32(seed, offset + static_cast<uint64_t>(i));
+            p[i] = uniform_double(r[0], r[1]);
+          } else {
+            auto r = philox4x32(seed, offset + static_cast<uint64_t>(i / 4));
+            p[i] = static_cast<T>(uniform_float(r[i % 4]));
+          }
+        } else if (op == OpKind::Normal) {
+          auto r = philox4x32(seed, offset + static_cast<uint64_t>(i / 2));
+          double u1 = 1.0 - uniform_double(r[0], r[1]);  // (0, 1]
+          double u2 = uniform_double(r[2], r[3]);
+          double rad = std::sqrt(-2.0 * std::log(u1));
+          double th = 6.283185307179586 * u2;
+          p[i] = static_cast<T>(i % 2 == 0 ? rad * std::cos(th) : rad * std::sin(th));
+        } else {
+          auto r = philox4x32(seed, offset + static_cast<uint64_t>(i));
+          uint64_t v = (static_cast<uint64_t>(r[0]) << 32) | r[1];
+          uint64_t range = static_cast<uint64_t>(high - low);
+          p[i] = static_cast<T>(low + static_cast<int64_t>(v % range));
+        }
+      }
+    });
+  });
+}
+
+}  // namespace lt

@@ -1,0 +1,37 @@
+// Helpers for eager kernels: allocating tensors, making views, dtype dispatch.
+#pragma once
+#include "core/tensor_impl.h"
+#include "lt/tensor.h"
+
+namespace lt {
+
+Tensor make_eager(IntList sizes, Dtype dtype);
+Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset);
+inline const TensorImpl& I(const Tensor& t) { return *t.impl(); }
+
+}  // namespace lt
+
+#define LT_CASE_T(DT, CT, T, ...) \
+  case DT: {                      \
+    using T = CT;                 \
+    __VA_ARGS__;                  \
+    break;                        \
+  }
+
+// Runs the body with T bound to the C++ type of dtype `dt`.
+#define LT_DISPATCH(dt, T, ...)                      \
+  switch (dt) {                                      \
+    LT_CASE_T(::lt::kFloat32, float, T, __VA_ARGS__)   \
+    LT_CASE_T(::lt::kFloat64, double, T, __VA_ARGS__)  \
+    LT_CASE_T(::lt::kInt32, int32_t, T, __VA_ARGS__)   \
+    LT_CASE_T(::lt::kInt64, int64_t, T, __VA_ARGS__)   \
+    LT_CASE_T(::lt::kBool, bool, T, __VA_ARGS__)       \
+  }
+
+#define LT_DISPATCH_FLOAT(dt, T, ...)               \
+  switch (dt) {                                     \
+    LT_CASE_T(::lt::kFloat32, float, T, __VA_ARGS__)  \
+    LT_CASE_T(::lt::kFloat64, double, T, __VA_ARGS__) \
+    default:                                        \
+      ::lt::throw_error("internal: expected a floating dtype, got ", ::lt::dtype_name(dt)); \
+  }

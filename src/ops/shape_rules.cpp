@@ -1,0 +1,347 @@
+#include "ops/shape_rules.h"
+
+#include <algorithm>
+
+#include "core/check.h"
+#include "core/shape.h"
+#include "core/tensor_impl.h"
+
+namespace lt {
+namespace {
+
+// c10's combine_categories for the real dtypes.
+int combine(int higher, int lower) {  // -1 = undefined
+  if (higher < 0) return lower;
+  if (lower < 0) return higher;
+  Dtype h = static_cast<Dtype>(higher), l = static_cast<Dtype>(lower);
+  if (is_floating(h)) return higher;
+  if (h == kBool || is_floating(l)) return static_cast<int>(promote_types(h, l));
+  return higher;
+}
+
+std::string shapes_of(ArrayRef<Tensor> in) {
+  std::string s;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (i) s += " and ";
+    s += shape_str(in[i].sizes());
+  }
+  return s;
+}
+
+Dims reduced_sizes(IntList sizes, IntList dims, bool keepdim) {
+  Dims out;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    bool red = std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+    if (!red)
+      out.push_back(sizes[d]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
+OpMeta unary(OpKind op, const Tensor& x, const OpAttrs& a) {
+  OpMeta m{Dims(x.sizes()), x.dtype(), x.dtype()};
+  const char* name = op_name(op);
+  if (op == OpKind::Cast) {
+    m.dtype = a.dtype;
+  } else if (op == OpKind::LogicalNot) {
+    m.dtype = kBool;
+  } else if (is_float_unary(op)) {
+    if (!is_floating(x.dtype())) m.dtype = m.compute = kFloat32;
+  } else if (op == OpKind::Neg || op == OpKind::Sign || op == OpKind::Relu) {
+    LT_CHECK(x.dtype() != kBool, name, ": not supported for bool tensors (shape ",
+             shape_str(x.sizes()), "); use logical_not or cast first");
+  }
+  return m;
+}
+
+OpMeta binary(OpKind op, ArrayRef<Tensor> in) {
+  const char* name = op_name(op);
+  OpMeta m;
+  m.sizes = broadcast_shape(in[0].sizes(), in[1].sizes(), name);
+  m.compute = result_type(in);
+  m.dtype = m.compute;
+  if (is_compare(op) || is_logical(op)) {
+    m.dtype = kBool;
+  } else if (op == OpKind::Div && !is_floating(m.compute)) {
+    m.dtype = m.compute = kFloat32;
+  } else if (op == OpKind::Sub && m.compute == kBool) {
+    throw_error("sub: subtracting bool tensors (shapes ", shapes_of(in),
+                ") is not supported; use logical_xor or logical_not");
+  } else if (op == OpKind::Pow && m.compute == kBool) {
+    m.dtype = m.compute = kInt64;
+  }
+  return m;
+}
+
+OpMeta reduction(OpKind op, const Tensor& x, const OpAttrs& a) {
+  const char* name = op_name(op);
+  OpMeta m;
+  if (op == OpKind::Argmax || op == OpKind::Argmin) {
+    LT_CHECK(x.dtype() != kBool, name, ": not supported for bool tensors");
+    int64_t d = a.ints.empty() ? 0 : a.ints[0];
+    LT_CHECK(x.dim() == 0 || x.size(d) > 0, name, ": cannot take the ", name,
+             " of an empty dimension (shape ", shape_str(x.sizes()), ", dim ", d, ")");
+    m.sizes = x.dim() == 0 ? Dims() : reduced_sizes(x.sizes(), a.ints, a.flag);
+    m.dtype = kInt64;
+    m.compute = x.dtype();
+    return m;
+  }
+  m.sizes = reduced_sizes(x.sizes(), a.ints, a.flag);
+  if (op == OpKind::Amax || op == OpKind::Amin) {
+    for (int64_t d : a.ints)
+      LT_CHECK(x.size(d) > 0, name, ": cannot reduce over a zero-size dimension (shape ",
+               shape_str(x.sizes()), ", dim ", d, ")");
+    m.dtype = m.compute = x.dtype();
+    return m;
+  }
+  m.dtype = m.compute = a.dtype;
+  return m;
+}
+
+OpMeta movement(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+  const Tensor& x = in[0];
+  OpMeta m{Dims(), x.dtype(), x.dtype()};
+  const int64_t nd = x.dim();
+  switch (op) {
+    case OpKind::Reshape:
+      LT_CHECK(numel_of(a.ints) == x.numel(), "reshape: shape ", shape_str(a.ints),
+               " is invalid for input of size ", x.numel(), " (shape ", shape_str(x.sizes()), ")");
+      m.sizes = a.ints;
+      break;
+    case OpKind::Permute: {
+      LT_CHECK(static_cast<int64_t>(a.ints.size()) == nd, "permute: got ", a.ints.size(),
+               " dims ", shape_str(a.ints), " for a tensor of shape ", shape_str(x.sizes()));
+      std::vector<bool> seen(nd, false);
+      for (int64_t d : a.ints) {
+        LT_CHECK(d >= 0 && d < nd && !seen[d], "permute: dims ", shape_str(a.ints),
+                 " are not a permutation of 0..", nd - 1);
+        seen[d] = true;
+        m.sizes.push_back(x.size(d));
+      }
+      break;
+    }
+    case OpKind::Expand: {
+      LT_CHECK(static_cast<int64_t>(a.ints.size()) >= nd, "expand: target ", shape_str(a.ints),
+               " has fewer dims than the tensor ", shape_str(x.sizes()));
+      size_t off = a.ints.size() - nd;
+      m.sizes = a.ints;
+      for (size_t i = 0; i < a.ints.size(); ++i) {
+        int64_t want = a.ints[i];
+        if (i < off) {
+          LT_CHECK(want >= 0, "expand: size ", want, " is invalid in ", shape_str(a.ints));
+          continue;
+        }
+        int64_t have = x.size(i - off);
+        if (want == -1) want = m.sizes[i] = have;
+        LT_CHECK(want == have || have == 1, "expand: cannot expand ", shape_str(x.sizes()),
+                 " to ", shape_str(a.ints), " (dim ", i, ": ", have, " -> ", want, ")");
+      }
+      break;
+    }
+    case OpKind::Slice: {
+      m.sizes = Dims(x.sizes());
+      int64_t start = a.i[1], end = a.i[2], step = a.i[3];
+      m.sizes[a.i[0]] = end > start ? (end - start + step - 1) / step : 0;
+      break;
+    }
+    case OpKind::Copy:
+      m.sizes = Dims(x.sizes());
+      break;
+    case OpKind::Cat: {
+      int64_t d = a.i[0];
+      m.sizes = Dims(x.sizes());
+      m.sizes[d] = 0;
+      m.dtype = m.compute = result_type(in);
+      for (size_t t = 0; t < in.size(); ++t) {
+        LT_CHECK(in[t].dim() == nd, "cat: tensor ", t, " has shape ", shape_str(in[t].sizes()),
+                 " but tensor 0 has shape ", shape_str(x.sizes()), " (expected the same rank)");
+        for (int64_t j = 0; j < nd; ++j)
+          LT_CHECK(j == d || in[t].size(j) == x.size(j), "cat: tensor ", t, " has shape ",
+                   shape_str(in[t].sizes()), " but tensor 0 has shape ", shape_str(x.sizes()),
+                   " (sizes must match except in dim ", d, ")");
+        m.sizes[d] += in[t].size(d);
+      }
+      break;
+    }
+    case OpKind::Pad: {
+      LT_CHECK(a.ints.size() % 2 == 0 && static_cast<int64_t>(a.ints.size()) <= 2 * nd,
+               "pad: padding ", shape_str(a.ints), " must have an even length of at most ",
+               2 * nd, " for a tensor of shape ", shape_str(x.sizes()));
+      m.sizes = Dims(x.sizes());
+      for (size_t k = 0; k < a.ints.size() / 2; ++k) {
+        int64_t d = nd - 1 - static_cast<int64_t>(k);
+        m.sizes[d] += a.ints[2 * k] + a.ints[2 * k + 1];
+        LT_CHECK(m.sizes[d] >= 0, "pad: padding ", shape_str(a.ints), " makes dim ", d,
+                 " of shape ", shape_str(x.sizes()), " negative");
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return m;
+}
+
+OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+  const Tensor& x = in[0];
+  OpMeta m{Dims(), x.dtype(), x.dtype()};
+  const char* name = op_name(op);
+  if (op == OpKind::Matmul) {
+    const Tensor& y = in[1];
+    LT_CHECK(x.dim() >= 2 && y.dim() >= 2, "matmul: expected operands of rank >= 2, got ",
+             shapes_of(in));
+    int64_t n = x.size(-2), k = x.size(-1), k2 = y.size(-2), p = y.size(-1);
+    LT_CHECK(k == k2, "matmul: shapes ", shape_str(x.sizes()), " and ", shape_str(y.sizes()),
+             " cannot be multiplied (", k, " != ", k2, ")");
+    LT_CHECK(x.dtype() == y.dtype(), "matmul: expected both operands to have the same dtype, got ",
+             dtype_name(x.dtype()), " and ", dtype_name(y.dtype()));
+    LT_CHECK(x.dtype() != kBool, "matmul: not supported for bool tensors");
+    IntList xs = x.sizes(), ys = y.sizes();
+    m.sizes = broadcast_shape(IntList(xs.data(), xs.size() - 2), IntList(ys.data(), ys.size() - 2),
+                              "matmul (batch dims)");
+    m.sizes.push_back(n);
+    m.sizes.push_back(p);
+    return m;
+  }
+  LT_CHECK(is_floating(x.dtype()), name, ": expected a floating-point input, got ",
+           dtype_name(x.dtype()));
+  LT_CHECK(x.dim() == 4, name, ": expected a 4-d input [N, C, H, W], got shape ",
+           shape_str(x.sizes()));
+  if (op == OpKind::Conv2d) {
+    const Tensor& w = in[1];
+    int64_t g = a.i[0];
+    LT_CHECK(w.dim() == 4, "conv2d: expected a 4-d weight [O, C/groups, kH, kW], got ",
+             shape_str(w.sizes()));
+    LT_CHECK(w.dtype() == x.dtype(), "conv2d: input is ", dtype_name(x.dtype()), " but weight is ",
+             dtype_name(w.dtype()));
+    LT_CHECK(g >= 1 && x.size(1) % g == 0 && w.size(0) % g == 0, "conv2d: groups ", g,
+             " must divide input channels ", x.size(1), " and output channels ", w.size(0));
+    LT_CHECK(w.size(1) * g == x.size(1), "conv2d: input ", shape_str(x.sizes()), " has ",
+             x.size(1), " channels but weight ", shape_str(w.sizes()), " expects ",
+             w.size(1) * g, " (", w.size(1), " x groups ", g, ")");
+    if (in.size() > 2 && in[2].defined())
+      LT_CHECK(in[2].dim() == 1 && in[2].size(0) == w.size(0), "conv2d: bias of shape ",
+               shape_str(in[2].sizes()), " does not match ", w.size(0), " output channels");
+    int64_t oh = (x.size(2) + 2 * a.ints[2] - a.ints[4] * (w.size(2) - 1) - 1) / a.ints[0] + 1;
+    int64_t ow = (x.size(3) + 2 * a.ints[3] - a.ints[5] * (w.size(3) - 1) - 1) / a.ints[1] + 1;
+    LT_CHECK(oh > 0 && ow > 0, "conv2d: kernel ", shape_str(w.sizes()), " is larger than the padded input ",
+             shape_str(x.sizes()));
+    m.sizes = {x.size(0), w.size(0), oh, ow};
+    return m;
+  }
+  // pooling: ints = {kh, kw, sh, sw, ph, pw}
+  for (int j = 0; j < 2; ++j) {
+    LT_CHECK(a.ints[j] > 0 && a.ints[2 + j] > 0, name, ": kernel ", a.ints[0], "x", a.ints[1],
+             " and stride ", a.ints[2], "x", a.ints[3], " must be positive");
+    LT_CHECK(a.ints[4 + j] >= 0 && a.ints[4 + j] * 2 <= a.ints[j], name, ": padding ",
+             a.ints[4], "x", a.ints[5], " must be at most half the kernel ", a.ints[0], "x",
+             a.ints[1]);
+  }
+  int64_t oh = (x.size(2) + 2 * a.ints[4] - a.ints[0]) / a.ints[2] + 1;
+  int64_t ow = (x.size(3) + 2 * a.ints[5] - a.ints[1]) / a.ints[3] + 1;
+  LT_CHECK(oh > 0 && ow > 0, name, ": kernel ", a.ints[0], "x", a.ints[1],
+           " is larger than the padded input ", shape_str(x.sizes()));
+  m.sizes = {x.size(0), x.size(1), oh, ow};
+  return m;
+}
+
+OpMeta indexing(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+  const Tensor& x = in[0];
+  const Tensor& idx = in[1];
+  const char* name = op_name(op);
+  int64_t d = a.i[0];
+  OpMeta m{Dims(), x.dtype(), x.dtype()};
+  LT_CHECK(idx.dtype() == kInt64 || idx.dtype() == kInt32, name,
+           ": expected an int64 or int32 index tensor, got ", dtype_name(idx.dtype()));
+  if (op == OpKind::IndexSelect) {
+    LT_CHECK(idx.dim() <= 1, name, ": index must be 0-d or 1-d, got shape ",
+             shape_str(idx.sizes()));
+    m.sizes = Dims(x.sizes());
+    if (x.dim() > 0) m.sizes[d] = idx.numel();
+    return m;
+  }
+  LT_CHECK(idx.dim() == x.dim(), name, ": index ", shape_str(idx.sizes()),
+           " must have the same rank as the input ", shape_str(x.sizes()));
+  for (int64_t j = 0; j < x.dim(); ++j)
+    LT_CHECK(j == d || idx.size(j) <= x.size(j), name, ": index ", shape_str(idx.sizes()),
+             " is larger than the input ", shape_str(x.sizes()), " in dim ", j);
+  if (op == OpKind::Gather) {
+    m.sizes = Dims(idx.sizes());
+    return m;
+  }
+  const Tensor& src = in[2];
+  LT_CHECK(src.dtype() == x.dtype(), name, ": src is ", dtype_name(src.dtype()), " but self is ",
+           dtype_name(x.dtype()));
+  LT_CHECK(src.dim() == idx.dim(), name, ": src ", shape_str(src.sizes()),
+           " must have the same rank as index ", shape_str(idx.sizes()));
+  for (int64_t j = 0; j < idx.dim(); ++j)
+    LT_CHECK(idx.size(j) <= src.size(j), name, ": index ", shape_str(idx.sizes()),
+             " is larger than src ", shape_str(src.sizes()), " in dim ", j);
+  m.sizes = Dims(x.sizes());
+  return m;
+}
+
+}  // namespace
+
+Dtype result_type(ArrayRef<Tensor> in) {
+  int dim_r = -1, zero_r = -1, wrapped_r = -1;
+  for (const Tensor& t : in) {
+    if (!t.defined()) continue;
+    Dtype cur = t.dtype();
+    int* slot = &zero_r;
+    if (t.impl()->wrapped_number) {
+      slot = &wrapped_r;
+      if (is_floating(cur)) cur = kFloat32;  // the default dtype
+    } else if (t.dim() > 0) {
+      slot = &dim_r;
+    }
+    *slot = *slot < 0 ? static_cast<int>(cur)
+                      : static_cast<int>(promote_types(static_cast<Dtype>(*slot), cur));
+  }
+  int r = combine(dim_r, combine(zero_r, wrapped_r));
+  return r < 0 ? kFloat32 : static_cast<Dtype>(r);
+}
+
+OpMeta infer_meta(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+  switch (op_category(op)) {
+    case OpCategory::EwUnary:
+      return unary(op, in[0], a);
+    case OpCategory::EwBinary:
+      return binary(op, in);
+    case OpCategory::EwTernary: {
+      LT_CHECK(in[0].dtype() == kBool, "where: expected a bool condition, got ",
+               dtype_name(in[0].dtype()), " (shape ", shape_str(in[0].sizes()), ")");
+      OpMeta m;
+      m.sizes = broadcast_shape(broadcast_shape(in[0].sizes(), in[1].sizes(), "where"),
+                                in[2].sizes(), "where");
+      m.dtype = m.compute = result_type(ArrayRef<Tensor>(in.data() + 1, 2));
+      return m;
+    }
+    case OpCategory::Reduction:
+      return reduction(op, in[0], a);
+    case OpCategory::Movement:
+      return movement(op, in, a);
+    case OpCategory::Contraction:
+      return contraction(op, in, a);
+    case OpCategory::Indexing:
+      return indexing(op, in, a);
+    case OpCategory::Creation:
+    case OpCategory::Random: {
+      OpMeta m{Dims(), a.dtype, a.dtype};
+      if (op == OpKind::Iota || op == OpKind::Uniform || op == OpKind::Normal ||
+          op == OpKind::RandomInt)
+        m.sizes = a.ints;
+      for (int64_t s : m.sizes)
+        LT_CHECK(s >= 0, op_name(op), ": negative size in ", shape_str(m.sizes));
+      if (op == OpKind::Uniform || op == OpKind::Normal)
+        LT_CHECK(is_floating(a.dtype), op_name(op), ": expected a floating dtype, got ",
+                 dtype_name(a.dtype));
+      return m;
+    }
+  }
+  return {};
+}
+
+}  // namespace lt
