@@ -1,5 +1,6 @@
 // IntList: a non-owning view of int64 values (sizes, dims), built from {..}, a vector or one int.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>

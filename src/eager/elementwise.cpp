@@ -64,6 +64,22 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   });
 }
 
+// glibc's tanhf is ~7x slower than expf; Cephes' tanhf (odd polynomial below 0.625, expf
+// above) keeps float accuracy within 2 ulp and runs at expf speed.
+template <typename T>
+inline T fast_tanh(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    float a = std::fabs(v);
+    if (a >= 9.0f) return std::copysign(1.0f, v);
+    if (a >= 0.625f) return std::copysign(1.0f - 2.0f / (std::exp(2.0f * a) + 1.0f), v);
+    float z = v * v;
+    return ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
+             1.33314422036e-1f) * z - 3.33332819422e-1f) * z * v + v;
+  } else {
+    return std::tanh(v);
+  }
+}
+
 template <typename T>
 T ipow(T base, T e) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -95,7 +111,7 @@ void unary_typed(OpKind op, const Tensor& x, const Tensor& out) {
       case K::Rsqrt: return unary_loop<T, T>(out, x, [](T v) { return T(1) / std::sqrt(v); });
       case K::Sin: return unary_loop<T, T>(out, x, [](T v) { return std::sin(v); });
       case K::Cos: return unary_loop<T, T>(out, x, [](T v) { return std::cos(v); });
-      case K::Tanh: return unary_loop<T, T>(out, x, [](T v) { return std::tanh(v); });
+      case K::Tanh: return unary_loop<T, T>(out, x, [](T v) { return fast_tanh(v); });
       case K::Sigmoid:
         return unary_loop<T, T>(out, x, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
       case K::Erf: return unary_loop<T, T>(out, x, [](T v) { return std::erf(v); });
