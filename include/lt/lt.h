@@ -4,6 +4,7 @@
 #include "lt/device.h"
 #include "lt/dtype.h"
 #include "lt/error.h"
+#include "lt/lazy.h"
 #include "lt/ops.h"
 #include "lt/options.h"
 #include "lt/scalar.h"

@@ -11,10 +11,6 @@
 namespace lt {
 namespace {
 
-[[noreturn]] void no_lazy(const char* what) {
-  throw_error(what, ": the lazy device runtime is not part of this build yet; use Device(\"cpu\")");
-}
-
 bool can_cast(Dtype from, Dtype to) {
   if (is_floating(from) && !is_floating(to)) return false;
   if (from != kBool && to == kBool) return false;
@@ -42,11 +38,6 @@ RandomState& rng() {
 
 }  // namespace
 
-LazyHooks& lazy_hooks() {
-  static LazyHooks h;
-  return h;
-}
-
 Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   Device dev = kCPU;
   bool first = true;
@@ -64,7 +55,6 @@ Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     LT_CHECK(t.defined() || op == OpKind::Conv2d, op_name(op), ": got an undefined tensor");
   OpMeta m = infer_meta(op, in, a);
   if (dev.is_lazy()) {
-    if (!lazy_hooks().execute) no_lazy(op_name(op));
     return lazy_hooks().execute(op, in, a, m);
   }
   return eager_execute(op, in, a, m);
@@ -75,7 +65,6 @@ Tensor call_on(Device d, OpKind op, const OpAttrs& a) {
   b.device = d;
   OpMeta m = infer_meta(op, {}, b);
   if (d.is_lazy()) {
-    if (!lazy_hooks().execute) no_lazy(op_name(op));
     return lazy_hooks().execute(op, {}, b, m);
   }
   return eager_execute(op, {}, b, m);
@@ -95,9 +84,18 @@ Tensor wrap_scalar(const Scalar& s, Device d) {
   return t;
 }
 
+void check_writable(const Tensor& t, const char* what) {
+  const TensorImpl& i = *t.impl();
+  for (size_t d = 0; d < i.sizes.size(); ++d)
+    LT_CHECK(i.sizes[d] <= 1 || i.strides[d] != 0, what, ": the destination of shape ",
+             shape_str(i.sizes), " is an expanded view (dim ", d,
+             " repeats one memory location); clone it before writing");
+}
+
 Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) {
   OpMeta m = infer_meta(op, in, a);
   const char* name = op_name(op);
+  check_writable(self, (std::string(name) + "_").c_str());
   LT_CHECK(m.sizes == Dims(self.sizes()), name, "_: result shape ", shape_str(m.sizes),
            " does not match the destination shape ", shape_str(self.sizes()));
   LT_CHECK(can_cast(m.dtype, self.dtype()), name, "_: result type ", dtype_name(m.dtype),
@@ -107,9 +105,8 @@ Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) 
       throw_error(name, "_: tensors on ", self.device().str(), " and ", t.device().str(),
                   "; transfer explicitly with .to()");
   if (self.device().is_lazy()) {
-    if (!lazy_hooks().assign) no_lazy(name);
     Tensor v = call(op, in, a);
-    lazy_hooks().assign(self, v);
+    lazy_hooks().assign(self, v.dtype() == self.dtype() ? v : v.to(self.dtype()));
     return self;
   }
   bool overlap = false;

@@ -1,6 +1,7 @@
 // The one entry point of every primitive: device check, record-time shape/dtype rule, then the
 // eager executor (cpu) or the lazy runtime (lazy). Also the helpers the API layer shares.
 #pragma once
+#include "ops/lazy_hooks.h"
 #include "lt/ops.h"
 #include "ops/shape_rules.h"
 
@@ -15,17 +16,10 @@ Tensor wrap_scalar(const Scalar& s, Device d);
 // A 0-d tensor of dtype `t` holding `s`.
 Tensor scalar_of(const Scalar& s, Dtype t, Device d);
 
+// Throws if `t` is an expanded view (writing it would hit one element several times).
+void check_writable(const Tensor& t, const char* what);
 // In-place: compute op(self, others...) and write it into self (checks shape and dtype).
 Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = {});
-
-// The lazy runtime installs itself here; until then a lazy op throws a clear lt::Error.
-struct LazyHooks {
-  Tensor (*execute)(OpKind, ArrayRef<Tensor>, const OpAttrs&, const OpMeta&) = nullptr;
-  void (*assign)(Tensor& dst, const Tensor& value) = nullptr;  // in-place substitution
-  Tensor (*to_cpu)(const Tensor&) = nullptr;
-  Tensor (*from_cpu)(const Tensor&, Device) = nullptr;
-};
-LazyHooks& lazy_hooks();
 
 // Philox stream position: returns {seed, offset} and advances by n elements.
 std::pair<uint64_t, uint64_t> next_random(int64_t n);

@@ -82,3 +82,4 @@ int num_threads() { return g_threads; }
 void set_core_num_threads(int n) { g_threads = n > 0 ? n : 1; }
 
 }  // namespace lt
+

@@ -97,8 +97,12 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
         reduce_kernel(op, cast_to(in[0], m.compute), a.ints, out);
       break;
     case OpCategory::Movement:
-      if (op == OpKind::Copy)
+      if (op == OpKind::Copy) {
         copy_into(out, in[0]);
+      } else if (op == OpKind::SliceScatter) {
+        copy_into(out, in[0]);
+        copy_into(view_op(OpKind::Slice, out, a, infer_meta(OpKind::Slice, {out}, a)), in[1]);
+      }
       else if (op == OpKind::Cat)
         cat_kernel(in, a.i[0], out);
       else if (op == OpKind::Pad)

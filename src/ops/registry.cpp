@@ -1,5 +1,7 @@
 #include "ops/registry.h"
 
+#include "ops/lazy_hooks.h"
+
 namespace lt {
 namespace {
 constexpr const char* kNames[] = {
@@ -32,6 +34,11 @@ bool is_float_unary(OpKind k) {
     default:
       return false;
   }
+}
+
+LazyHooks& lazy_hooks() {
+  static LazyHooks h;
+  return h;
 }
 
 }  // namespace lt

@@ -1,0 +1,35 @@
+// The lazy runtime's public controls: the barrier, targeted sync, debug dumps and metrics.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lt/device.h"
+#include "lt/tensor.h"
+
+namespace lt {
+
+// Barrier: compiles (or finds in the cache) and runs one graph that computes every live
+// tensor of the lazy device, then swaps each tensor's pending IR for its buffer.
+// Execution is synchronous today; `wait` is accepted for API compatibility.
+void mark_step(bool wait = false);
+void mark_step(const Device& device, bool wait = false);
+// Evaluates just these tensors (no buffer donation).
+void sync(const std::vector<Tensor>& tensors);
+// Returns when every launched graph has finished.
+void wait_device_ops();
+
+namespace debug {
+// The pending IR graph behind these tensors, in the paper's Figure 1 text form.
+std::string ir_text(const std::vector<Tensor>& tensors);
+// The same graph as graphviz DOT.
+std::string ir_dot(const std::vector<Tensor>& tensors);
+}  // namespace debug
+
+namespace metrics {
+std::string report();
+int64_t counter(const std::string& name);  // 0 if never counted
+void reset();
+}  // namespace metrics
+
+}  // namespace lt

@@ -1,0 +1,39 @@
+// The compiler-backend interface of the lazy device: compile a graph into an executable,
+// run it on input buffers. The interp backend's "executable" is an execution plan; the MLIR
+// backend's will be JIT-compiled code. Both are cached by the lazy runtime the same way.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace lt::backend {
+
+struct RunArgs {
+  std::vector<Tensor> data;    // buffers of Graph::data, in slot order
+  std::vector<Tensor> params;  // 0-d tensors of Graph::params, in slot order
+  // donate[i]: data[i]'s buffer may be overwritten (the paper's conditions hold at a barrier).
+  std::vector<bool> donate;
+};
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  // One contiguous buffer per root, never aliasing a non-donated input.
+  virtual std::vector<Tensor> run(const RunArgs& args) = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  virtual bool supports(OpKind op) const = 0;
+  virtual std::unique_ptr<Executable> compile(const ir::Graph& g) = 0;
+};
+
+// LT_BACKEND=interp (default until a compiler backend is registered).
+Backend& active_backend();
+std::unique_ptr<Backend> make_interp_backend();
+
+}  // namespace lt::backend

@@ -1,0 +1,88 @@
+#include "core/metrics.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace lt::metrics_impl {
+namespace {
+
+struct Timer {
+  int64_t count = 0;
+  int64_t total_ns = 0;
+  std::vector<int64_t> samples;  // the most recent 1024, for percentiles
+};
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, int64_t> counters;
+  std::map<std::string, Timer> timers;
+};
+
+Registry& reg() {
+  static Registry* r = new Registry();  // outlives static destructors that may still count
+  return *r;
+}
+
+std::string fmt_ms(double ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f ms", ns / 1e6);
+  return b;
+}
+
+}  // namespace
+
+void add(const std::string& name, int64_t delta) {
+  std::lock_guard<std::mutex> g(reg().mu);
+  reg().counters[name] += delta;
+}
+
+void set(const std::string& name, int64_t value) {
+  std::lock_guard<std::mutex> g(reg().mu);
+  reg().counters[name] = value;
+}
+
+void add_time(const std::string& name, int64_t ns) {
+  std::lock_guard<std::mutex> g(reg().mu);
+  Timer& t = reg().timers[name];
+  t.count++;
+  t.total_ns += ns;
+  if (t.samples.size() >= 1024) t.samples.erase(t.samples.begin());
+  t.samples.push_back(ns);
+}
+
+int64_t get(const std::string& name) {
+  std::lock_guard<std::mutex> g(reg().mu);
+  auto it = reg().counters.find(name);
+  if (it != reg().counters.end()) return it->second;
+  auto jt = reg().timers.find(name);
+  return jt != reg().timers.end() ? jt->second.count : 0;
+}
+
+std::string report() {
+  std::lock_guard<std::mutex> g(reg().mu);
+  std::string out = "Counters:\n";
+  for (auto& [k, v] : reg().counters) out += "  " + k + ": " + std::to_string(v) + "\n";
+  out += "Timers:\n";
+  for (auto& [k, t] : reg().timers) {
+    std::vector<int64_t> s = t.samples;
+    std::sort(s.begin(), s.end());
+    auto pct = [&](double p) {
+      return s.empty() ? 0.0 : static_cast<double>(s[static_cast<size_t>(p * (s.size() - 1))]);
+    };
+    out += "  " + k + ": count=" + std::to_string(t.count) + " total=" +
+           fmt_ms(static_cast<double>(t.total_ns)) + " median=" + fmt_ms(pct(0.5)) +
+           " p90=" + fmt_ms(pct(0.9)) + "\n";
+  }
+  return out;
+}
+
+void reset() {
+  std::lock_guard<std::mutex> g(reg().mu);
+  reg().counters.clear();
+  reg().timers.clear();
+}
+
+}  // namespace lt::metrics_impl

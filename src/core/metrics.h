@@ -1,0 +1,31 @@
+// Process-wide counters and timers (CachedCompile, UncachedCompile, CompileTime, ...).
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace lt::metrics_impl {
+
+void add(const std::string& name, int64_t delta = 1);
+void set(const std::string& name, int64_t value);
+void add_time(const std::string& name, int64_t ns);
+int64_t get(const std::string& name);
+std::string report();
+void reset();
+
+// Adds the elapsed time of a scope to timer `name`.
+class ScopedTimer {
+ public:
+  explicit ScopedTimer(const char* name) : name_(name), t0_(std::chrono::steady_clock::now()) {}
+  ~ScopedTimer() {
+    add_time(name_, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - t0_)
+                        .count());
+  }
+
+ private:
+  const char* name_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace lt::metrics_impl

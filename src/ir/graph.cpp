@@ -1,0 +1,195 @@
+#include "ir/graph.h"
+
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "core/shape.h"
+#include "core/tensor_impl.h"
+
+namespace lt::ir {
+namespace {
+
+std::mutex g_build_mu;
+uint64_t g_epoch = 0;
+
+std::string type_str(const Node* n) {
+  std::string s = dtype_short(n->meta.dtype);
+  s += "[";
+  for (size_t i = 0; i < n->meta.sizes.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(n->meta.sizes[i]);
+  }
+  return s + "]";
+}
+
+std::string list(IntList v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + ")";
+}
+
+std::string value_str(const Node* n) {
+  std::ostringstream os;
+  if (is_floating(n->meta.dtype))
+    os << n->param_f;
+  else
+    os << n->param_i;
+  return os.str();
+}
+
+std::string attr_str(const Node* n) {
+  const OpAttrs& a = n->attrs;
+  switch (op_category(n->op)) {
+    case OpCategory::Reduction:
+      return ", dims=" + list(a.ints) + (a.flag ? ", keepdim=1" : "");
+    case OpCategory::Movement:
+      switch (n->op) {
+        case OpKind::Reshape: case OpKind::Expand: return ", size=" + list(a.ints);
+        case OpKind::Permute: return ", dims=" + list(a.ints);
+        case OpKind::Slice: case OpKind::SliceScatter:
+          return ", dim=" + std::to_string(a.i[0]) + ", start=" + std::to_string(a.i[1]) +
+                 ", end=" + std::to_string(a.i[2]) + ", step=" + std::to_string(a.i[3]);
+        case OpKind::Cat: return ", dim=" + std::to_string(a.i[0]);
+        case OpKind::Pad: return ", pad=" + list(a.ints) + ", value=" + std::to_string(a.f);
+        default: return "";
+      }
+    case OpCategory::Contraction:
+      return n->op == OpKind::Matmul ? "" : ", params=" + list(a.ints) +
+             (n->op == OpKind::Conv2d ? ", groups=" + std::to_string(a.i[0]) : "");
+    case OpCategory::Indexing: return ", dim=" + std::to_string(a.i[0]);
+    case OpCategory::EwUnary:
+      return n->op == OpKind::Cast ? std::string(", dtype=") + dtype_name(a.dtype) : "";
+    case OpCategory::Creation:
+    case OpCategory::Random: return ", size=" + list(a.ints);
+    default: return "";
+  }
+}
+
+}  // namespace
+
+Graph build_graph(std::vector<NodePtr> roots) {
+  std::lock_guard<std::mutex> lock(g_build_mu);
+  Graph g;
+  g.roots = std::move(roots);
+  const uint64_t epoch = ++g_epoch;
+  std::map<const void*, int64_t> data_slot;
+  std::map<std::pair<int, uint64_t>, int64_t> param_slot;
+  Hash128 key{0x452821E638D01377ull, 0xBE5466CF34E90C6Cull};
+  key = mix(key, g.roots.size());
+  std::vector<std::pair<Node*, uint32_t>> stack;
+  for (const NodePtr& r : g.roots) {
+    key = mix(key, r->hash.lo);
+    key = mix(key, r->hash.hi);
+    if (r->mark == epoch) {
+      key = mix(key, 0xA11A5ull + static_cast<uint64_t>(r->slot));  // a root seen before
+      continue;
+    }
+    stack.push_back({r.get(), 0});
+    r->mark = epoch;
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      if (next < n->n_operands) {
+        Node* c = n->operands[next++].get();
+        if (c->mark != epoch) {
+          c->mark = epoch;
+          stack.push_back({c, 0});
+        }
+        continue;
+      }
+      Node* done = n;
+      stack.pop_back();
+      if (done->kind == NodeKind::Data) {
+        const void* id = done->data.impl()->storage.get();
+        auto [it, fresh] = data_slot.try_emplace(id, static_cast<int64_t>(g.data.size()));
+        if (fresh) g.data.push_back(done);
+        done->slot = it->second;
+        key = mix(key, 0xDA7A0000ull + static_cast<uint64_t>(done->slot));
+      } else if (done->kind == NodeKind::Param) {
+        uint64_t v = is_floating(done->meta.dtype) ? std::hash<double>()(done->param_f)
+                                                   : static_cast<uint64_t>(done->param_i);
+        auto k = std::make_pair(static_cast<int>(done->meta.dtype), v);
+        auto [it, fresh] = param_slot.try_emplace(k, static_cast<int64_t>(g.params.size()));
+        if (fresh) g.params.push_back(done);
+        done->slot = it->second;
+        key = mix(key, 0x9A2A0000ull + static_cast<uint64_t>(done->slot));
+      } else {
+        done->slot = static_cast<int64_t>(g.order.size());
+        if (done->kind == NodeKind::Op) g.op_count++;
+      }
+      g.order.push_back(done);
+    }
+  }
+  g.key = key;
+  return g;
+}
+
+std::string to_text(const Graph& g) {
+  std::map<const Node*, size_t> id;
+  for (size_t i = 0; i < g.order.size(); ++i) id[g.order[i]] = i;
+  std::map<const Node*, std::vector<size_t>> root_of;
+  for (size_t i = 0; i < g.roots.size(); ++i) root_of[g.roots[i].get()].push_back(i);
+  std::ostringstream os;
+  os << "IR {\n";
+  for (size_t i = 0; i < g.order.size(); ++i) {
+    const Node* n = g.order[i];
+    os << "  %" << i << " = " << type_str(n) << " ";
+    switch (n->kind) {
+      case NodeKind::Data: os << "device_data(), device=lazy, input=" << n->slot; break;
+      case NodeKind::Param: os << "parameter(), value=" << value_str(n) << ", input=" << n->slot; break;
+      case NodeKind::Const: os << "constant(), value=" << value_str(n); break;
+      case NodeKind::Op:
+        os << op_name(n->op) << "(";
+        for (uint32_t k = 0; k < n->n_operands; ++k)
+          os << (k ? ", " : "") << "%" << id[n->operands[k].get()];
+        os << ")" << attr_str(n);
+        break;
+    }
+    auto r = root_of.find(n);
+    if (r != root_of.end())
+      for (size_t ri : r->second) os << ", ROOT=" << ri;
+    os << "\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+std::string to_dot(const Graph& g) {
+  std::map<const Node*, size_t> id;
+  for (size_t i = 0; i < g.order.size(); ++i) id[g.order[i]] = i;
+  std::map<const Node*, std::vector<size_t>> root_of;
+  for (size_t i = 0; i < g.roots.size(); ++i) root_of[g.roots[i].get()].push_back(i);
+  std::ostringstream os;
+  os << "digraph G {\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (size_t i = 0; i < g.order.size(); ++i) {
+    const Node* n = g.order[i];
+    std::string name = n->kind == NodeKind::Data    ? "device_data"
+                       : n->kind == NodeKind::Param ? "parameter"
+                       : n->kind == NodeKind::Const ? "constant " + value_str(n)
+                                                    : op_name(n->op);
+    os << "  n" << i << " [label=\"" << name << "\\n" << type_str(n);
+    auto r = root_of.find(n);
+    if (r != root_of.end())
+      for (size_t ri : r->second) os << "\\nROOT=" << ri;
+    os << "\"" << (r != root_of.end() ? ", style=bold" : "") << "];\n";
+  }
+  for (size_t i = 0; i < g.order.size(); ++i) {
+    const Node* n = g.order[i];
+    for (uint32_t k = 0; k < n->n_operands; ++k)
+      os << "  n" << id[n->operands[k].get()] << " -> n" << i << " [label=\"i=" << k << "\"];\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+std::vector<std::string> input_signature(const Graph& g) {
+  std::vector<std::string> s;
+  for (size_t i = 0; i < g.data.size(); ++i)
+    s.push_back("input " + std::to_string(i) + ": " + type_str(g.data[i]));
+  for (size_t i = 0; i < g.params.size(); ++i)
+    s.push_back("parameter " + std::to_string(i) + ": " + type_str(g.params[i]));
+  s.push_back("ops: " + std::to_string(g.op_count));
+  return s;
+}
+
+}  // namespace lt::ir

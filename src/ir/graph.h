@@ -1,0 +1,30 @@
+// A lazy graph ready to compile: the nodes reachable from the roots in topological order,
+// its distinct inputs (device data buffers and scalar parameters, in first-visit order) and
+// the cache key: root hashes + the pattern of which leaf visits share an input.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/node.h"
+
+namespace lt::ir {
+
+struct Graph {
+  std::vector<NodePtr> roots;
+  std::vector<Node*> order;   // operands before users; leaves included
+  std::vector<Node*> data;    // distinct device-data leaves; node->slot = index
+  std::vector<Node*> params;  // distinct (dtype, value) parameters; node->slot = index
+  Hash128 key;
+  size_t op_count = 0;
+};
+
+// Iterative (no recursion on depth). Holds a global lock while it uses the nodes' marks.
+Graph build_graph(std::vector<NodePtr> roots);
+
+// The paper's Figure 1 text form and a graphviz DOT form.
+std::string to_text(const Graph& g);
+std::string to_dot(const Graph& g);
+// One line per distinct input, e.g. "input 3: f32[64,784]" (for explaining recompiles).
+std::vector<std::string> input_signature(const Graph& g);
+
+}  // namespace lt::ir

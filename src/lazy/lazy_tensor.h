@@ -1,0 +1,66 @@
+// Lazy tensor state (paper §4). Every lazy tensor points at an Alias: the storage it shares
+// with its views, whose current value is an IR node (pending) or a device-data leaf
+// (materialized). A view adds the chain of view ops from the alias's value to itself, so
+// reading a view re-derives it from the current base, and an in-place write through a view
+// rebuilds the base with the inverse view ops.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/tensor_impl.h"
+#include "ir/node.h"
+
+namespace lt::lazy {
+
+struct Alias {
+  uint64_t id = 0;
+  ir::NodePtr value;
+  uint64_t generation = 0;
+  // Intrusive list of the device's live aliases (the DeviceContextArena), in creation order.
+  Alias* prev = nullptr;
+  Alias* next = nullptr;
+  ~Alias();
+};
+
+struct ViewStep {
+  OpKind op;
+  OpAttrs attrs;
+  OpMeta meta;      // result of this step
+  Dims in_sizes;    // sizes of this step's input
+  Dtype in_dtype;
+};
+
+struct LazyData final : LazyPayload {
+  std::shared_ptr<Alias> alias;
+  std::vector<ViewStep> views;
+  ir::NodePtr cached;  // value of the view chain for alias->generation == cached_gen
+  uint64_t cached_gen = ~uint64_t{0};
+};
+
+// The device's lock: guards alias values, the arena list and graph execution.
+std::recursive_mutex& device_mutex();
+
+// Arena: register/unregister live aliases; `for_each_alias` walks them in creation order.
+std::shared_ptr<Alias> new_alias(ir::NodePtr value);
+template <typename F>
+void for_each_alias(F f);
+Alias* arena_head();
+
+LazyData& lazy_of(const Tensor& t);
+// The tensor's current value (applying its view chain). Caller holds device_mutex().
+ir::NodePtr value_of(const Tensor& t);
+// A new lazy tensor whose alias holds `value` (contiguous, no views).
+Tensor make_lazy(ir::NodePtr value, Device d);
+
+// Graph execution (graph_executor.cpp). Caller holds nothing.
+void sync_aliases(const std::vector<Alias*>& aliases, bool barrier);
+void note_recorded_op();
+
+template <typename F>
+void for_each_alias(F f) {
+  for (Alias* a = arena_head(); a; a = a->next) f(a);
+}
+
+}  // namespace lt::lazy

@@ -1,0 +1,232 @@
+// Recording: the lazy device's side of every op. A primitive becomes an IR node over its
+// inputs' current values; view ops extend the view chain instead (they alias); scalars become
+// constants (0 and 1) or run-time parameters; an op the backend cannot lower falls back to the
+// eager kernel on materialized inputs. Also in-place substitution and the explicit transfers.
+#include <cstdlib>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "backend/backend.h"
+#include "core/check.h"
+#include "core/metrics.h"
+#include "core/shape.h"
+#include "eager/executor.h"
+#include "eager/kernels.h"
+#include "eager/tensor_util.h"
+#include "lazy/lazy_tensor.h"
+#include "ops/lazy_hooks.h"
+
+namespace lt::lazy {
+namespace {
+
+bool is_view_op(OpKind op) {
+  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
+         op == OpKind::Slice;
+}
+
+const std::set<OpKind>& forced_fallback() {
+  static const std::set<OpKind> s = [] {
+    std::set<OpKind> r;
+    const char* e = std::getenv("LT_FORCE_FALLBACK");
+    if (!e) return r;
+    std::stringstream ss(e);
+    std::string name;
+    while (std::getline(ss, name, ','))
+      for (int k = 0; k < kNumOps; ++k)
+        if (name == op_name(static_cast<OpKind>(k))) r.insert(static_cast<OpKind>(k));
+    return r;
+  }();
+  return s;
+}
+
+// Eager strides this view would have, so lazy views agree with eager about contiguity and
+// about when reshape must copy.
+Dims view_result_strides(OpKind op, const TensorImpl& x, const OpAttrs& a, const OpMeta& m,
+                         bool* viewable) {
+  *viewable = true;
+  switch (op) {
+    case OpKind::Reshape: {
+      auto st = view_strides(x.sizes, x.strides, m.sizes);
+      if (st) return *st;
+      *viewable = false;
+      return contiguous_strides(m.sizes);
+    }
+    case OpKind::Permute: {
+      Dims st;
+      for (int64_t d : a.ints) st.push_back(x.strides[d]);
+      return st;
+    }
+    case OpKind::Expand: {
+      Dims st(m.sizes.size(), 0);
+      size_t off = m.sizes.size() - x.sizes.size();
+      for (size_t d = 0; d < x.sizes.size(); ++d)
+        st[d + off] = x.sizes[d] == 1 && m.sizes[d + off] != 1 ? 0 : x.strides[d];
+      return st;
+    }
+    default: {  // Slice
+      Dims st = x.strides;
+      st[a.i[0]] *= a.i[3];
+      return st;
+    }
+  }
+}
+
+Tensor make_view_tensor(const Tensor& base, OpKind op, const OpAttrs& a, const OpMeta& m,
+                        Dims strides) {
+  const LazyData& src = lazy_of(base);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->sizes = m.sizes;
+  impl->strides = std::move(strides);
+  impl->numel = numel_of(m.sizes);
+  impl->dtype = m.dtype;
+  impl->device = base.device();
+  auto ld = std::make_shared<LazyData>();
+  ld->alias = src.alias;
+  ld->views = src.views;
+  ld->views.push_back(ViewStep{op, a, m, Dims(base.sizes()), base.dtype()});
+  impl->lazy = std::move(ld);
+  return Tensor(std::move(impl));
+}
+
+Tensor from_cpu(const Tensor& t, Device d);
+
+Tensor fallback(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m) {
+  metrics_impl::add(std::string("fallback::") + op_name(op));
+  std::vector<Tensor> eager;
+  for (const Tensor& t : in) eager.push_back(t.defined() ? t.to(kCPU) : t);
+  Tensor r = eager_execute(op, eager, a, m);
+  Device d = in.empty() ? a.device : in[0].device();
+  return from_cpu(r, d);
+}
+
+Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m) {
+  const Device dev = in.empty() ? a.device : in[0].device();
+  if (is_view_op(op)) {
+    std::lock_guard<std::recursive_mutex> g(device_mutex());
+    bool viewable = true;
+    Dims st = view_result_strides(op, *in[0].impl(), a, m, &viewable);
+    if (viewable) return make_view_tensor(in[0], op, a, m, std::move(st));
+    // Eager would copy here (the layout does not allow a view): so does lazy.
+    ir::NodePtr v = value_of(in[0]);
+    OpMeta cm{Dims(in[0].sizes()), in[0].dtype(), in[0].dtype()};
+    ir::NodePtr c = ir::make_op(OpKind::Copy, cm, OpAttrs{}, &v, 1);
+    return make_lazy(ir::make_op(op, m, a, &c, 1), dev);
+  }
+  if (op == OpKind::Scalar) {
+    bool special = a.f == 0.0 || a.f == 1.0;
+    return make_lazy(special ? ir::make_const(a.dtype, a.f, a.i[0])
+                             : ir::make_param(a.dtype, a.f, a.i[0]),
+                     dev);
+  }
+  if (forced_fallback().count(op) || !backend::active_backend().supports(op))
+    return fallback(op, in, a, m);
+  ir::NodePtr ops[8];
+  size_t n = 0;
+  OpAttrs attrs = a;
+  Tensor out;
+  {
+    std::lock_guard<std::recursive_mutex> g(device_mutex());
+    if (op_category(op) == OpCategory::Random) {
+      // Seed and offset are run-time parameters: a new stream position never recompiles.
+      ops[n++] = ir::make_param(kInt64, static_cast<double>(a.i[0]), a.i[0]);
+      ops[n++] = ir::make_param(kInt64, static_cast<double>(a.i[1]), a.i[1]);
+      attrs.i[0] = attrs.i[1] = 0;
+    }
+    std::vector<ir::NodePtr> many;
+    if (in.size() + n > 8) {
+      for (const Tensor& t : in) many.push_back(value_of(t));
+      out = make_lazy(ir::make_op(op, m, attrs, many.data(), many.size()), dev);
+    } else {
+      for (const Tensor& t : in)
+        if (t.defined()) ops[n++] = value_of(t);
+      out = make_lazy(ir::make_op(op, m, attrs, ops, n), dev);
+    }
+  }
+  note_recorded_op();
+  return out;
+}
+
+// In-place: the destination's alias gets a new value; through views, the base is rebuilt
+// with the inverse view ops (paper Figure 3).
+void assign(Tensor& dst, const Tensor& value_t) {
+  std::lock_guard<std::recursive_mutex> g(device_mutex());
+  LazyData& d = lazy_of(dst);
+  ir::NodePtr v = value_of(value_t);
+  if (d.views.empty()) {
+    d.alias->value = std::move(v);
+    d.alias->generation++;
+    return;
+  }
+  // Values of the chain's intermediate tensors, from the base down.
+  std::vector<ir::NodePtr> chain{d.alias->value};
+  for (size_t k = 0; k + 1 < d.views.size(); ++k) {
+    const ViewStep& s = d.views[k];
+    chain.push_back(ir::make_op(s.op, s.meta, s.attrs, &chain.back(), 1));
+  }
+  for (size_t k = d.views.size(); k-- > 0;) {
+    const ViewStep& s = d.views[k];
+    OpMeta in_meta{s.in_sizes, s.in_dtype, s.in_dtype};
+    OpAttrs ia;
+    switch (s.op) {
+      case OpKind::Reshape:
+        ia.ints = s.in_sizes;
+        v = ir::make_op(OpKind::Reshape, in_meta, ia, &v, 1);
+        break;
+      case OpKind::Permute: {
+        ia.ints = Dims(s.attrs.ints.size());
+        for (size_t j = 0; j < s.attrs.ints.size(); ++j) ia.ints[s.attrs.ints[j]] = j;
+        OpMeta pm{s.in_sizes, s.in_dtype, s.in_dtype};
+        v = ir::make_op(OpKind::Permute, pm, ia, &v, 1);
+        break;
+      }
+      case OpKind::Slice: {
+        ir::NodePtr two[2] = {chain[k], v};
+        v = ir::make_op(OpKind::SliceScatter, in_meta, s.attrs, two, 2);
+        break;
+      }
+      default:
+        throw_error("internal: cannot write through a ", op_name(s.op), " view");
+    }
+  }
+  d.alias->value = std::move(v);
+  d.alias->generation++;
+}
+
+Tensor from_cpu(const Tensor& t, Device d) {
+  metrics_impl::add("TransferToDevice");
+  Tensor c = make_eager(t.sizes(), t.dtype());
+  copy_into(c, t);
+  return make_lazy(ir::make_data(c), d);
+}
+
+// Materializes the tensor's alias, then applies its view chain eagerly and copies: the result
+// never aliases a device buffer (a later donation must not show through).
+Tensor to_cpu(const Tensor& t) {
+  metrics_impl::add("TransferFromDevice");
+  LazyData& ld = lazy_of(t);
+  sync_aliases({ld.alias.get()}, false);
+  Tensor e;
+  std::vector<ViewStep> views;
+  {
+    std::lock_guard<std::recursive_mutex> g(device_mutex());
+    e = ld.alias->value->data;
+    views = ld.views;
+  }
+  for (const ViewStep& s : views) e = eager_execute(s.op, {e}, s.attrs, s.meta);
+  Tensor c = make_eager(e.sizes(), e.dtype());
+  copy_into(c, e);
+  return c;
+}
+
+const bool g_installed = [] {
+  LazyHooks& h = lazy_hooks();
+  h.execute = &execute;
+  h.assign = &assign;
+  h.to_cpu = &to_cpu;
+  h.from_cpu = &from_cpu;
+  return true;
+}();
+
+}  // namespace
+}  // namespace lt::lazy

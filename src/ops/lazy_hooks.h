@@ -1,0 +1,18 @@
+// The slot through which the API layer reaches the lazy runtime without including it: the lazy
+// layer fills these function pointers at load time (src/lazy/record.cpp). It lives in the ops
+// layer because it speaks in OpKind/OpAttrs, below both the API and the lazy runtime.
+#pragma once
+#include "lt/tensor.h"
+#include "ops/shape_rules.h"
+
+namespace lt {
+
+struct LazyHooks {
+  Tensor (*execute)(OpKind, ArrayRef<Tensor>, const OpAttrs&, const OpMeta&) = nullptr;
+  void (*assign)(Tensor& dst, const Tensor& value) = nullptr;  // in-place substitution
+  Tensor (*to_cpu)(const Tensor&) = nullptr;
+  Tensor (*from_cpu)(const Tensor&, Device) = nullptr;
+};
+LazyHooks& lazy_hooks();
+
+}  // namespace lt
