@@ -24,7 +24,7 @@ struct TensorImpl {
   Device device;
   bool wrapped_number = false;  // a host scalar made a 0-d tensor (PyTorch's promotion rule)
   std::shared_ptr<Storage> storage;
-  std::shared_ptr<LazyPayload> lazy;
+  std::unique_ptr<LazyPayload> lazy;  // owned: each view has its own payload
 
   char* data() const {
     return static_cast<char*>(storage->data) + offset * static_cast<int64_t>(dtype_size(dtype));

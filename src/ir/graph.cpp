@@ -124,15 +124,36 @@ Graph build_graph(std::vector<NodePtr> roots) {
   return g;
 }
 
-std::string to_text(const Graph& g) {
+namespace {
+// Printed ids: leaves that share an input slot (one buffer, one parameter value) print once.
+struct Ids {
   std::map<const Node*, size_t> id;
-  for (size_t i = 0; i < g.order.size(); ++i) id[g.order[i]] = i;
+  std::vector<const Node*> shown;
+  explicit Ids(const Graph& g) {
+    std::map<std::pair<int, int64_t>, size_t> leaf;
+    for (const Node* n : g.order) {
+      if (n->kind == NodeKind::Data || n->kind == NodeKind::Param) {
+        auto [it, fresh] = leaf.try_emplace({static_cast<int>(n->kind), n->slot}, shown.size());
+        id[n] = it->second;
+        if (!fresh) continue;
+      } else {
+        id[n] = shown.size();
+      }
+      shown.push_back(n);
+    }
+  }
+};
+}  // namespace
+
+std::string to_text(const Graph& g) {
+  Ids ids(g);
+  auto& id = ids.id;
   std::map<const Node*, std::vector<size_t>> root_of;
   for (size_t i = 0; i < g.roots.size(); ++i) root_of[g.roots[i].get()].push_back(i);
   std::ostringstream os;
   os << "IR {\n";
-  for (size_t i = 0; i < g.order.size(); ++i) {
-    const Node* n = g.order[i];
+  for (size_t i = 0; i < ids.shown.size(); ++i) {
+    const Node* n = ids.shown[i];
     os << "  %" << i << " = " << type_str(n) << " ";
     switch (n->kind) {
       case NodeKind::Data: os << "device_data(), device=lazy, input=" << n->slot; break;
@@ -155,14 +176,14 @@ std::string to_text(const Graph& g) {
 }
 
 std::string to_dot(const Graph& g) {
-  std::map<const Node*, size_t> id;
-  for (size_t i = 0; i < g.order.size(); ++i) id[g.order[i]] = i;
+  Ids ids(g);
+  auto& id = ids.id;
   std::map<const Node*, std::vector<size_t>> root_of;
   for (size_t i = 0; i < g.roots.size(); ++i) root_of[g.roots[i].get()].push_back(i);
   std::ostringstream os;
   os << "digraph G {\n  node [shape=box, fontname=\"monospace\"];\n";
-  for (size_t i = 0; i < g.order.size(); ++i) {
-    const Node* n = g.order[i];
+  for (size_t i = 0; i < ids.shown.size(); ++i) {
+    const Node* n = ids.shown[i];
     std::string name = n->kind == NodeKind::Data    ? "device_data"
                        : n->kind == NodeKind::Param ? "parameter"
                        : n->kind == NodeKind::Const ? "constant " + value_str(n)
@@ -173,8 +194,8 @@ std::string to_dot(const Graph& g) {
       for (size_t ri : r->second) os << "\\nROOT=" << ri;
     os << "\"" << (r != root_of.end() ? ", style=bold" : "") << "];\n";
   }
-  for (size_t i = 0; i < g.order.size(); ++i) {
-    const Node* n = g.order[i];
+  for (size_t i = 0; i < ids.shown.size(); ++i) {
+    const Node* n = ids.shown[i];
     for (uint32_t k = 0; k < n->n_operands; ++k)
       os << "  n" << id[n->operands[k].get()] << " -> n" << i << " [label=\"i=" << k << "\"];\n";
   }

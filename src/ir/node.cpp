@@ -2,19 +2,13 @@
 
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <vector>
 
 namespace lt::ir {
 namespace {
 
 std::atomic<int64_t> g_live{0};
-
-inline uint64_t splitmix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 Hash128 hash_header(NodeKind k, OpKind op, const OpMeta& m) {
   Hash128 h{0x243F6A8885A308D3ull, 0x13198A2E03707344ull};
@@ -38,12 +32,6 @@ Node* new_node() {
 
 }  // namespace
 
-Hash128 mix(Hash128 h, uint64_t v) {
-  h.lo = splitmix(h.lo ^ v);
-  h.hi = splitmix(h.hi + v * 0xD6E8FEB86659FD93ull);
-  return h;
-}
-
 std::string hash_hex(Hash128 h) {
   char b[40];
   std::snprintf(b, sizeof b, "%016llx%016llx", static_cast<unsigned long long>(h.hi),
@@ -65,7 +53,11 @@ void NodePtr::reset() {
       d->operands[i].n_ = nullptr;
       if (c && c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) work.push_back(c);
     }
-    delete[] d->operands;
+    if (d->operands != d->inline_ops()) {
+      delete[] d->operands;
+    } else {
+      for (uint32_t i = 0; i < d->n_operands; ++i) d->operands[i].~NodePtr();
+    }
     delete d;
     g_live.fetch_sub(1, std::memory_order_relaxed);
   }
@@ -79,14 +71,18 @@ NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, const NodeP
   node->meta = meta;
   node->attrs = attrs;
   node->n_operands = static_cast<uint32_t>(n);
-  if (n) {
+  if (n <= Node::kInlineOps) {
+    node->operands = node->inline_ops();
+    for (size_t i = 0; i < n; ++i) new (&node->operands[i]) NodePtr(operands[i]);
+  } else {
     node->operands = new NodePtr[n];
     for (size_t i = 0; i < n; ++i) node->operands[i] = operands[i];
   }
   Hash128 h = hash_header(NodeKind::Op, op, meta);
   h = mix(h, attrs.ints.size());
   for (int64_t v : attrs.ints) h = mix(h, static_cast<uint64_t>(v));
-  for (int64_t v : attrs.i) h = mix(h, static_cast<uint64_t>(v));
+  if (attrs.i[0] | attrs.i[1] | attrs.i[2] | attrs.i[3])
+    for (int64_t v : attrs.i) h = mix(h, static_cast<uint64_t>(v));
   h = mix(h, bits(attrs.f) ^ (static_cast<uint64_t>(attrs.flag) << 1) ^
                  (static_cast<uint64_t>(attrs.dtype) << 3));
   for (size_t i = 0; i < n; ++i) {

@@ -19,7 +19,14 @@ struct Hash128 {
 struct Hash128Hasher {
   size_t operator()(const Hash128& h) const { return h.lo ^ (h.hi * 0x9E3779B97F4A7C15ull); }
 };
-Hash128 mix(Hash128 h, uint64_t v);
+// Folds one 64-bit word into both halves (two independent multiply-xorshift lanes).
+inline Hash128 mix(Hash128 h, uint64_t v) {
+  h.lo = (h.lo ^ v) * 0x9E3779B97F4A7C15ull;
+  h.lo ^= h.lo >> 29;
+  h.hi = (h.hi + v) * 0xD6E8FEB86659FD93ull;
+  h.hi ^= h.hi >> 32;
+  return h;
+}
 std::string hash_hex(Hash128 h);
 
 enum class NodeKind : uint8_t {
@@ -36,7 +43,7 @@ struct Node {
   OpKind op = OpKind::Scalar;
   OpMeta meta;  // sizes, dtype, compute dtype
   OpAttrs attrs;
-  NodePtr* operands = nullptr;  // owned array of n_operands
+  NodePtr* operands = nullptr;  // n_operands entries: inline_ops, or a heap array when > 4
   uint32_t n_operands = 0;
   Hash128 hash;
   Tensor data;          // Data leaves: the buffer (a contiguous eager tensor)
@@ -45,6 +52,9 @@ struct Node {
   uint64_t mark = 0;    // traversal epoch (graph building)
   int64_t slot = -1;    // scratch index used while building a graph
   std::atomic<int32_t> refs{0};
+  NodePtr* inline_ops();  // storage for up to kInlineOps operands, inside the node
+  static constexpr uint32_t kInlineOps = 4;
+  alignas(8) unsigned char inline_storage[kInlineOps * sizeof(void*)];
 };
 
 // Intrusive, atomically counted reference to a Node. Releasing the last reference frees the
@@ -85,5 +95,7 @@ NodePtr make_param(Dtype dtype, double f, int64_t i);
 NodePtr make_const(Dtype dtype, double f, int64_t i);
 
 int64_t live_nodes();
+
+inline NodePtr* Node::inline_ops() { return reinterpret_cast<NodePtr*>(inline_storage); }
 
 }  // namespace lt::ir

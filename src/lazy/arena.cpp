@@ -58,7 +58,7 @@ Tensor make_lazy(ir::NodePtr value, Device d) {
   impl->numel = numel_of(impl->sizes);
   impl->dtype = value->meta.dtype;
   impl->device = d;
-  auto ld = std::make_shared<LazyData>();
+  auto ld = std::make_unique<LazyData>();
   ld->alias = new_alias(std::move(value));
   impl->lazy = std::move(ld);
   return Tensor(std::move(impl));

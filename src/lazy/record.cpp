@@ -81,7 +81,7 @@ Tensor make_view_tensor(const Tensor& base, OpKind op, const OpAttrs& a, const O
   impl->numel = numel_of(m.sizes);
   impl->dtype = m.dtype;
   impl->device = base.device();
-  auto ld = std::make_shared<LazyData>();
+  auto ld = std::make_unique<LazyData>();
   ld->alias = src.alias;
   ld->views = src.views;
   ld->views.push_back(ViewStep{op, a, m, Dims(base.sizes()), base.dtype()});

@@ -1,0 +1,364 @@
+// The lazy device's semantics (paper §3-4), one test per behaviour of the lazy-device issue.
+#include <gtest/gtest.h>
+#include <lt/lt.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include "ir/node.h"
+
+namespace {
+
+const lt::Device kLazy("lazy");
+
+std::vector<float> vals(const lt::Tensor& t) { return t.to_vector<float>(); }
+
+lt::Tensor seq(std::vector<int64_t> sizes, lt::Device d, float start = 0) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<float>(i);
+  return lt::tensor(v, sizes).to(d);
+}
+
+int64_t count(const std::string& s, const std::string& sub) {
+  int64_t n = 0;
+  for (size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + 1)) ++n;
+  return n;
+}
+
+class Lazy : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    lt::mark_step();
+    lt::metrics::reset();
+  }
+};
+
+TEST_F(Lazy, RecordsFigure1Graph) {
+  lt::Tensor x = lt::rand({2, 4}).to(kLazy), y = lt::rand({2, 4}).to(kLazy);
+  lt::Tensor z = lt::rand({2, 4}).to(kLazy);
+  lt::Tensor r = x * y + z;
+  std::string ir = lt::debug::ir_text({r});
+  EXPECT_EQ(count(ir, "device_data()"), 3) << ir;
+  EXPECT_NE(ir.find("f32[2,4] mul(%0, %1)"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("f32[2,4] add(%2, %3), ROOT=0"), std::string::npos) << ir;
+  std::string dot = lt::debug::ir_dot({r});
+  EXPECT_NE(dot.find("digraph"), std::string::npos);
+  EXPECT_NE(dot.find("ROOT=0"), std::string::npos);
+}
+
+TEST_F(Lazy, DotRendersWithGraphviz) {
+  lt::Tensor x = lt::rand({2, 2}).to(kLazy);
+  std::string dot = lt::debug::ir_dot({x.exp() + x});
+  std::string path = ::testing::TempDir() + "/g.dot";
+  std::ofstream(path) << dot;
+  if (std::system("command -v dot >/dev/null 2>&1") != 0) GTEST_SKIP() << "graphviz missing";
+  EXPECT_EQ(std::system(("dot -Tsvg " + path + " -o " + path + ".svg").c_str()), 0);
+}
+
+TEST_F(Lazy, HostLoopUnrollsIntoLinearGraph) {
+  lt::Tensor x = lt::rand({3}).to(kLazy);
+  lt::Tensor s = lt::rand({3}).to(kLazy);
+  for (int i = 0; i < 2; ++i) s = s + x;
+  std::string ir = lt::debug::ir_text({s});
+  EXPECT_EQ(count(ir, " add("), 2) << ir;
+  EXPECT_NE(ir.find("add(%2, %1), ROOT=0"), std::string::npos) << ir;
+}
+
+TEST_F(Lazy, SameStepCompilesOnce) {
+  lt::Tensor w = lt::randn({8, 8}).to(kLazy);
+  for (int step = 0; step < 6; ++step) {
+    lt::Tensor x = lt::randn({4, 8}).to(kLazy);
+    w = w - lt::matmul(x.t(), x) * 0.01f;
+    lt::mark_step();
+  }
+  EXPECT_EQ(lt::metrics::counter("UncachedCompile"), 1);
+  EXPECT_EQ(lt::metrics::counter("CachedCompile"), 5);
+  EXPECT_EQ(lt::metrics::counter("MarkStep"), 6);
+}
+
+TEST_F(Lazy, ScalarsAreParametersExceptZeroAndOne) {
+  lt::Tensor x = lt::rand({4}).to(kLazy);
+  std::string ir = lt::debug::ir_text({x * 2.5f + 2.5f, x * 1.0f + 0.0f});
+  EXPECT_EQ(count(ir, "parameter()"), 1) << ir;  // equal values share one parameter
+  EXPECT_EQ(count(ir, "constant()"), 2) << ir;
+  lt::Tensor w = lt::ones({4}).to(kLazy);
+  lt::mark_step();
+  lt::metrics::reset();
+  for (int step = 0; step < 5; ++step) {
+    double lr = 0.1 + 0.01 * step;  // a changing learning rate never recompiles
+    w.sub_(x * lr);
+    lt::mark_step();
+  }
+  EXPECT_EQ(lt::metrics::counter("UncachedCompile"), 1);
+  EXPECT_EQ(lt::metrics::counter("CachedCompile"), 4);
+  std::vector<float> xv = vals(x), wv = vals(w);
+  double total = 0.1 + 0.11 + 0.12 + 0.13 + 0.14;
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(wv[i], 1.0 - total * xv[i], 1e-5);
+}
+
+TEST_F(Lazy, ObservationMaterializesOnce) {
+  lt::Tensor x = lt::rand({16}).to(kLazy);
+  lt::Tensor y = (x * 3.0f).exp();
+  float s = y.sum().item<float>();
+  EXPECT_GT(s, 0.0f);
+  std::vector<float> a = vals(y);  // y itself is synced here
+  lt::metrics::reset();
+  std::vector<float> b = vals(y);  // ...and not recomputed
+  lt::mark_step();
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(lt::metrics::counter("UncachedCompile") + lt::metrics::counter("CachedCompile"), 0);
+  std::ostringstream os;
+  os << y;
+  EXPECT_NE(os.str().find("device='lazy'"), std::string::npos);
+  EXPECT_TRUE(static_cast<bool>(y.sum() > 0));
+}
+
+TEST_F(Lazy, MarkStepRunsOneGraphForAllLiveTensors) {
+  lt::Tensor a = lt::rand({4}).to(kLazy);
+  lt::Tensor b = a + 1.5f, c = a * 2.5f;
+  {
+    lt::Tensor dead = a.exp();  // destroyed before the barrier: never computed
+  }
+  lt::mark_step();
+  EXPECT_EQ(lt::metrics::counter("UncachedCompile"), 1);
+  EXPECT_EQ(lt::metrics::counter("GraphNodes"), 5);  // a, 1.5, add, 2.5, mul: no exp
+  std::vector<float> av = vals(a), bv = vals(b), cv = vals(c);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_FLOAT_EQ(bv[i], av[i] + 1.5f);
+    EXPECT_FLOAT_EQ(cv[i], av[i] * 2.5f);
+  }
+}
+
+TEST_F(Lazy, InPlaceThroughPermuteUpdatesBase) {  // paper Figure 3
+  lt::Tensor xe = seq({2, 3, 4}, lt::kCPU);
+  lt::Tensor xl = seq({2, 3, 4}, kLazy);
+  xe.permute({1, 2, 0}).add_(42);
+  lt::Tensor v = xl.permute({1, 2, 0});
+  v.add_(42);
+  std::string ir = lt::debug::ir_text({xl});
+  EXPECT_NE(ir.find("permute(%0), dims=(1, 2, 0)"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("dims=(2, 0, 1)"), std::string::npos) << ir;
+  EXPECT_EQ(vals(xl), vals(xe));
+  EXPECT_EQ(vals(v), vals(xe.permute({1, 2, 0})));
+}
+
+TEST_F(Lazy, InPlaceThroughViewChainsMatchesEager) {
+  for (lt::Device d : {lt::kCPU, kLazy}) (void)d;
+  auto run = [](lt::Device d) {
+    lt::Tensor t = seq({4, 6}, d);
+    t.view({2, 12}).add_(1);
+    t.narrow(1, 1, 3).mul_(2);
+    t.select(0, 2).sub_(5);
+    t.slice(1, 0, 6, 2).add_(100);
+    t.transpose(0, 1).narrow(0, 2, 2).select(1, 3).fill_(-7);
+    lt::Tensor v1 = t.slice(0, 1, 4), v2 = t.slice(0, 0, 3);  // overlapping views
+    v1.add_(1000);
+    v2.mul_(0.5f);
+    lt::Tensor vv = t.view({24}).narrow(0, 5, 10).view({2, 5});  // view of a view
+    vv.add_(0.25f);
+    t.unsqueeze(0).squeeze(0).t().zero_();
+    lt::Tensor u = seq({3, 4}, d);
+    u.t().copy_(lt::ones({4, 3}).to(d) * 3.0f);
+    return std::make_pair(vals(t), vals(u));
+  };
+  auto e = run(lt::kCPU);
+  auto l = run(kLazy);
+  EXPECT_EQ(e.first, l.first);
+  EXPECT_EQ(e.second, l.second);
+}
+
+TEST_F(Lazy, ReshapeCopiesExactlyWhenEagerDoes) {
+  for (lt::Device d : {lt::kCPU, kLazy}) {
+    lt::Tensor x = seq({3, 4}, d);
+    lt::Tensor flat = x.t().reshape({12});  // not viewable: a copy on every device
+    flat.add_(1);
+    EXPECT_EQ(vals(x), vals(seq({3, 4}, lt::kCPU))) << d.str();
+    EXPECT_FALSE(x.t().is_contiguous()) << d.str();
+    lt::Tensor v = x.reshape({2, 6});  // viewable: aliases
+    v.add_(1);
+    EXPECT_EQ(vals(x), vals(seq({3, 4}, lt::kCPU, 1))) << d.str();
+  }
+}
+
+TEST_F(Lazy, DonationAtBarrierReusesBuffer) {
+  lt::Tensor w = lt::randn({256}).to(kLazy);
+  lt::mark_step();
+  lt::metrics::reset();
+  lt::Tensor g = lt::randn({256}).to(kLazy);
+  lt::mark_step();
+  std::vector<float> wv = vals(w), gv = vals(g);
+  w.sub_(g * 0.5f);  // w's old buffer is dead after the step: donated
+  lt::mark_step();
+  EXPECT_GE(lt::metrics::counter("DonatedBuffers"), 1);
+  std::vector<float> out = vals(w);
+  for (int i = 0; i < 256; ++i) EXPECT_FLOAT_EQ(out[i], wv[i] - gv[i] * 0.5f);
+}
+
+TEST_F(Lazy, SyncOutsideBarrierNeverAliases) {  // the paper's print(a); print(a) case
+  lt::Tensor a = lt::ones({8}).to(kLazy);
+  lt::mark_step();
+  lt::metrics::reset();
+  a.add_(1);
+  std::vector<float> first = vals(a);
+  std::vector<float> second = vals(a);
+  EXPECT_EQ(first, std::vector<float>(8, 2.0f));
+  EXPECT_EQ(second, std::vector<float>(8, 2.0f));
+  EXPECT_EQ(lt::metrics::counter("DonatedBuffers"), 0);
+  lt::Tensor b = a * 1.0f;  // another live tensor reading a's buffer
+  a.add_(1);
+  lt::sync({a});
+  EXPECT_EQ(vals(b), std::vector<float>(8, 2.0f));
+  EXPECT_EQ(vals(a), std::vector<float>(8, 3.0f));
+}
+
+TEST_F(Lazy, NoDonationWhileAnotherTensorHoldsTheBuffer) {
+  lt::Tensor a = lt::ones({8}).to(kLazy);
+  lt::mark_step();
+  lt::Tensor keep = a;  // same tensor, same alias: fine to donate? no: a is overwritten below
+  lt::Tensor view = a.view({2, 4});
+  lt::Tensor copy = a * 1.0f;
+  lt::mark_step();  // copy now holds its own buffer; a's buffer is held by a only
+  lt::metrics::reset();
+  a.add_(1);
+  lt::mark_step();
+  EXPECT_EQ(vals(view), std::vector<float>(8, 2.0f));
+  EXPECT_EQ(vals(copy), std::vector<float>(8, 1.0f));
+  EXPECT_EQ(vals(keep), std::vector<float>(8, 2.0f));
+}
+
+TEST_F(Lazy, FallbackIsCountedAndCorrect) {
+  // LT_FORCE_FALLBACK is read once per process: covered by the op sweep run with it set.
+  lt::Tensor x = lt::randn({3, 5}).to(kLazy);
+  lt::Tensor y = lt::softmax(x, 1);
+  EXPECT_EQ(lt::metrics::counter("fallback::exp"), 0);
+  EXPECT_NEAR(y.sum().item<float>(), 3.0f, 1e-5);
+}
+
+TEST_F(Lazy, HugeTraceNeitherOverflowsNorExhaustsMemory) {
+  lt::Tensor s = lt::zeros({4}).to(kLazy);
+  lt::Tensor one = lt::ones({4}).to(kLazy) * 0.5f;
+  for (int i = 0; i < 1000000; ++i) s = s + one;
+  EXPECT_GE(lt::metrics::counter("AutoCut"), 1);
+  EXPECT_FLOAT_EQ(s.sum().item<float>(), 4 * 500000.0f);
+  s = lt::Tensor();
+  one = lt::Tensor();
+  lt::mark_step();
+  EXPECT_LT(lt::ir::live_nodes(), 1000);
+}
+
+TEST_F(Lazy, DeepGraphReleasesIteratively) {
+  lt::Tensor s = lt::zeros({1}).to(kLazy);
+  for (int i = 0; i < 90000; ++i) s = s + 1.5f;  // below the auto-cut: one deep pending graph
+  s = lt::Tensor();                             // freeing it must not recurse 90k frames deep
+  SUCCEED();
+}
+
+TEST_F(Lazy, ErrorsAtRecordTimeLeaveGraphUsable) {
+  lt::Tensor a = lt::rand({2, 3}).to(kLazy), b = lt::rand({4, 5}).to(kLazy);
+  lt::Tensor c = a * 2.5f;
+  try {
+    lt::matmul(a, b);
+    FAIL();
+  } catch (const lt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("matmul: shapes [2, 3] and [4, 5]"), std::string::npos);
+  }
+  try {
+    (void)(a + lt::rand({2, 3}));
+    FAIL();
+  } catch (const lt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("add: tensors on lazy and cpu; transfer explicitly"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(a.add_(lt::rand({5}).to(kLazy)), lt::Error);
+  EXPECT_THROW(a.view({4, 2}), lt::Error);
+  std::vector<float> av = vals(a), cv = vals(c);
+  for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(cv[i], av[i] * 2.5f);
+}
+
+TEST_F(Lazy, MetricsAndRecompileExplanation) {
+  for (int n : {64, 64, 65}) {
+    lt::Tensor x = lt::rand({n, 16}).to(kLazy);
+    lt::Tensor y = (x * 3.0f).sum(1);
+    lt::mark_step();
+  }
+  EXPECT_EQ(lt::metrics::counter("UncachedCompile"), 2);
+  EXPECT_EQ(lt::metrics::counter("CachedCompile"), 1);
+  EXPECT_GE(lt::metrics::counter("TransferToDevice"), 3);
+  std::string r = lt::metrics::report();
+  EXPECT_NE(r.find("CompileTime"), std::string::npos);
+  EXPECT_NE(r.find("ExecuteTime"), std::string::npos);
+  EXPECT_EQ(lt::metrics::counter("NeverCounted"), 0);
+}
+
+TEST_F(Lazy, TwoThreadsTracing) {
+  auto work = [](int seed, std::vector<float>* out) {
+    lt::Tensor acc = lt::zeros({32}).to(kLazy);
+    for (int i = 0; i < 200; ++i) {
+      acc = acc + lt::full({32}, static_cast<float>(seed + i % 3)).to(kLazy);
+      if (i % 50 == 49) lt::mark_step();
+    }
+    *out = vals(acc);
+  };
+  std::vector<float> r1, r2;
+  std::thread t1(work, 1, &r1), t2(work, 2, &r2);
+  t1.join();
+  t2.join();
+  float e1 = 0, e2 = 0;
+  for (int i = 0; i < 200; ++i) e1 += 1 + i % 3, e2 += 2 + i % 3;
+  EXPECT_EQ(r1, std::vector<float>(32, e1));
+  EXPECT_EQ(r2, std::vector<float>(32, e2));
+}
+
+TEST_F(Lazy, RandomStreamsMatchEager) {
+  lt::manual_seed(7);
+  lt::Tensor a = lt::randn({100});
+  lt::Tensor ai = lt::randint(0, 10, {50});
+  lt::manual_seed(7);
+  lt::Tensor b = lt::randn({100}, kLazy);
+  lt::Tensor bi = lt::randint(0, 10, {50}, lt::TensorOptions(kLazy).dtype(lt::kInt64));
+  EXPECT_EQ(a.to_vector<float>(), b.to_vector<float>());
+  EXPECT_EQ(ai.to_vector<int64_t>(), bi.to_vector<int64_t>());
+  lt::metrics::reset();
+  for (int i = 0; i < 3; ++i) {  // new stream positions are parameters: no recompiles
+    lt::Tensor r = lt::rand({16}, kLazy) * 2.0f;
+    lt::mark_step();
+  }
+  EXPECT_EQ(lt::metrics::counter("UncachedCompile"), 1);
+}
+
+// Runs only in the child process started by the next test (the env variables it needs are
+// read once per process).
+TEST(LazyChild, TwoShapes) {
+  if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of SaveIrAndDebug";
+  for (int n : {64, 65}) {
+    lt::Tensor x = lt::rand({n, 784}).to(kLazy);
+    lt::Tensor y = (x * 3.0f).exp();
+    lt::mark_step();
+  }
+}
+
+TEST_F(Lazy, SaveIrAndDebugExplainRecompiles) {
+  std::string dir = ::testing::TempDir();
+  std::string ir = dir + "/saved_ir.txt", err = dir + "/debug.txt";
+  std::remove(ir.c_str());
+  std::string cmd = "LT_TEST_CHILD=1 LT_SAVE_IR=" + ir + " LT_DEBUG=1 /proc/" +
+                    std::to_string(getpid()) + "/exe --gtest_filter=LazyChild.* > /dev/null 2> " +
+                    err;
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::stringstream saved, dbg;
+  saved << std::ifstream(ir).rdbuf();
+  dbg << std::ifstream(err).rdbuf();
+  EXPECT_EQ(count(saved.str(), "# graph "), 2) << saved.str();
+  EXPECT_NE(saved.str().find("exp(%"), std::string::npos);
+  EXPECT_NE(dbg.str().find("input 0: f32[64,784] -> f32[65,784]"), std::string::npos) << dbg.str();
+}
+
+}  // namespace
