@@ -1,6 +1,7 @@
 // The umbrella header of lazytensor: #include <lt/lt.h>.
 #pragma once
 #include "lt/array_ref.h"
+#include "lt/autograd.h"
 #include "lt/device.h"
 #include "lt/dtype.h"
 #include "lt/error.h"
@@ -9,3 +10,6 @@
 #include "lt/options.h"
 #include "lt/scalar.h"
 #include "lt/tensor.h"
+#include "lt/nn/module.h"
+#include "lt/nn/modules.h"
+#include "lt/optim/optim.h"

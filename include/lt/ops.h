@@ -60,6 +60,7 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b);
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
@@ -164,6 +165,19 @@ Tensor mse_loss(const Tensor& a, const Tensor& b);
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& attn_mask = {}, double dropout_p = 0,
                                     bool is_causal = false);
+
+// ---- backward building blocks (autograd uses them; also usable directly)
+// base with base.slice(dim, start, end, step) replaced by src.
+Tensor slice_scatter(const Tensor& base, const Tensor& src, int64_t dim, int64_t start,
+                     int64_t end, int64_t step = 1);
+// params = {stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w} as conv2d's.
+Tensor conv2d_grad_input(const Tensor& grad, const Tensor& w, IntList params, int64_t groups,
+                         int64_t in_h, int64_t in_w);
+Tensor conv2d_grad_weight(const Tensor& grad, const Tensor& x, IntList params, int64_t groups,
+                          int64_t k_h, int64_t k_w);
+// params = {kh, kw, sh, sw, ph, pw}.
+Tensor max_pool2d_grad(const Tensor& grad, const Tensor& x, IntList params);
+Tensor avg_pool2d_grad(const Tensor& grad, IntList params, int64_t in_h, int64_t in_w);
 
 // ---- operators
 Tensor operator+(const Tensor& a, const Tensor& b);

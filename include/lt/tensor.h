@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "lt/array_ref.h"
@@ -58,9 +59,15 @@ class Tensor {
   void* raw_data_ptr() const;  // eager only: first element of this (possibly strided) view
   template <typename T>
   std::vector<T> to_vector() const {
-    std::vector<T> out(static_cast<size_t>(numel()));
-    copy_to_host(DtypeOf<T>::value, out.data());
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
+      std::vector<uint8_t> raw(static_cast<size_t>(numel()));
+      copy_to_host(kBool, raw.data());
+      return std::vector<bool>(raw.begin(), raw.end());
+    } else {
+      std::vector<T> out(static_cast<size_t>(numel()));
+      copy_to_host(DtypeOf<T>::value, out.data());
+      return out;
+    }
   }
   template <typename T>
   std::vector<T> tolist() const {
@@ -209,6 +216,20 @@ class Tensor {
   Tensor bmm(const Tensor& o) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
+
+  // ---- autograd
+  Tensor& requires_grad_(bool requires_grad = true);
+  bool requires_grad() const;
+  bool is_leaf() const;
+  // Reverse-mode gradients of this tensor (a scalar, or with `gradient` of its shape) into the
+  // .grad() of every leaf that requires grad.
+  void backward(const Tensor& gradient = {}) const;
+  Tensor grad() const;     // undefined until a backward reaches this leaf
+  Tensor& mutable_grad();  // e.g. t.mutable_grad() = Tensor() to drop it
+  Tensor detach() const;   // same data, no history
+  // Makes this tensor (and every handle on it) hold new_data's value, device and dtype,
+  // keeping its autograd identity (how Module::to moves parameters).
+  void set_data(const Tensor& new_data);
 
   TensorImpl* impl() const { return impl_.get(); }
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }

@@ -7,6 +7,7 @@
 #include "core/tensor_impl.h"
 #include "eager/executor.h"
 #include "eager/kernels.h"
+#include "ops/autograd_hooks.h"
 
 namespace lt {
 namespace {
@@ -54,10 +55,9 @@ Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   for (const Tensor& t : in)
     LT_CHECK(t.defined() || op == OpKind::Conv2d, op_name(op), ": got an undefined tensor");
   OpMeta m = infer_meta(op, in, a);
-  if (dev.is_lazy()) {
-    return lazy_hooks().execute(op, in, a, m);
-  }
-  return eager_execute(op, in, a, m);
+  Tensor r = dev.is_lazy() ? lazy_hooks().execute(op, in, a, m) : eager_execute(op, in, a, m);
+  if (any_autograd(in) && autograd_hooks().needed(in)) autograd_hooks().record(op, in, a, r);
+  return r;
 }
 
 Tensor call_on(Device d, OpKind op, const OpAttrs& a) {
@@ -84,18 +84,25 @@ Tensor wrap_scalar(const Scalar& s, Device d) {
   return t;
 }
 
-void check_writable(const Tensor& t, const char* what) {
+void check_writable(const Tensor& t, const char* what, const char* suffix) {
   const TensorImpl& i = *t.impl();
   for (size_t d = 0; d < i.sizes.size(); ++d)
-    LT_CHECK(i.sizes[d] <= 1 || i.strides[d] != 0, what, ": the destination of shape ",
+    LT_CHECK(i.sizes[d] <= 1 || i.strides[d] != 0, what, suffix, ": the destination of shape ",
              shape_str(i.sizes), " is an expanded view (dim ", d,
              " repeats one memory location); clone it before writing");
+}
+
+void assign_value(Tensor& self, const Tensor& v) {
+  if (self.device().is_lazy())
+    lazy_hooks().assign(self, v);
+  else
+    copy_into(self, v);
 }
 
 Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) {
   OpMeta m = infer_meta(op, in, a);
   const char* name = op_name(op);
-  check_writable(self, (std::string(name) + "_").c_str());
+  check_writable(self, name, "_");
   LT_CHECK(m.sizes == Dims(self.sizes()), name, "_: result shape ", shape_str(m.sizes),
            " does not match the destination shape ", shape_str(self.sizes()));
   LT_CHECK(can_cast(m.dtype, self.dtype()), name, "_: result type ", dtype_name(m.dtype),
@@ -104,6 +111,15 @@ Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) 
     if (t.defined() && t.device() != self.device() && !t.impl()->wrapped_number)
       throw_error(name, "_: tensors on ", self.device().str(), " and ", t.device().str(),
                   "; transfer explicitly with .to()");
+  self.impl()->bump_version();
+  if (any_autograd(in) && autograd_hooks().needed(in)) {
+    // Out of place with history, then the value and the history move into self.
+    autograd_hooks().check_inplace(self);
+    Tensor v = call(op, in, a);
+    assign_value(self, v.dtype() == self.dtype() ? v : v.to(self.dtype()));
+    self.impl()->autograd = v.impl()->autograd;
+    return self;
+  }
   if (self.device().is_lazy()) {
     Tensor v = call(op, in, a);
     lazy_hooks().assign(self, v.dtype() == self.dtype() ? v : v.to(self.dtype()));

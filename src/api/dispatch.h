@@ -17,7 +17,9 @@ Tensor wrap_scalar(const Scalar& s, Device d);
 Tensor scalar_of(const Scalar& s, Dtype t, Device d);
 
 // Throws if `t` is an expanded view (writing it would hit one element several times).
-void check_writable(const Tensor& t, const char* what);
+void check_writable(const Tensor& t, const char* what, const char* suffix = "");
+// Writes v (same shape and dtype) into self: lazy substitution or an eager copy.
+void assign_value(Tensor& self, const Tensor& v);
 // In-place: compute op(self, others...) and write it into self (checks shape and dtype).
 Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = {});
 

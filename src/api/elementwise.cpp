@@ -42,6 +42,9 @@ Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) {
 Tensor where(const Tensor& c, const Scalar& a, const Tensor& b) {
   return call(K::Where, {c, wrap_scalar(a, b.device()), b});
 }
+Tensor where(const Tensor& c, const Scalar& a, const Scalar& b) {
+  return call(K::Where, {c, wrap_scalar(a, c.device()), wrap_scalar(b, c.device())});
+}
 Tensor neg(const Tensor& t) { return un(K::Neg, t); }
 Tensor abs(const Tensor& t) { return un(K::Abs, t); }
 Tensor exp(const Tensor& t) { return un(K::Exp, t); }
@@ -199,9 +202,10 @@ Tensor& Tensor::div_(const Scalar& o) { return inplace(K::Div, *this, {*this, wr
 Tensor& Tensor::relu_() { return inplace(K::Relu, *this, {*this}); }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   LT_CHECK(lo || hi, "clamp_: at least one of min and max must be given");
-  if (lo) inplace(K::Maximum, *this, {*this, wrap_scalar(*lo, device())});
-  if (hi) inplace(K::Minimum, *this, {*this, wrap_scalar(*hi, device())});
-  return *this;
+  if (!hi) return inplace(K::Maximum, *this, {*this, wrap_scalar(*lo, device())});
+  // One write, after the checks of both steps: a clamp_ that throws leaves *this unchanged.
+  Tensor x = lo ? bin(K::Maximum, *this, *lo) : *this;
+  return inplace(K::Minimum, *this, {x, wrap_scalar(*hi, device())});
 }
 Tensor& Tensor::zero_() { return fill_(0); }
 Tensor& Tensor::fill_(const Scalar& v) { return copy_(scalar_of(v, dtype(), device())); }

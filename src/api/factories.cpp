@@ -15,9 +15,14 @@ Dtype default_for(const Scalar& v) {
   return v.is_floating() ? kFloat32 : (v.is_bool() ? kBool : kInt64);
 }
 
-Tensor random_op(OpKind op, IntList sizes, const TensorOptions& o, Dtype dtype, int64_t low = 0,
-                 int64_t high = 0) {
-  for (int64_t s : sizes) LT_CHECK(s >= 0, op_name(op), ": negative size in ", shape_str(sizes));
+void check_sizes(IntList sizes, const char* name) {
+  for (int64_t s : sizes) LT_CHECK(s >= 0, name, ": negative size in ", shape_str(sizes));
+}
+
+// `name` is the user-facing factory (rand, randn, randint), for error messages.
+Tensor random_op(const char* name, OpKind op, IntList sizes, const TensorOptions& o, Dtype dtype,
+                 int64_t low = 0, int64_t high = 0) {
+  check_sizes(sizes, name);
   auto [seed, offset] = next_random(numel_of(sizes));
   OpAttrs a;
   a.ints = sizes;
@@ -52,13 +57,25 @@ Tensor scalar_tensor(const Scalar& s, const TensorOptions& o) {
   return scalar_of(s, o.dtype_or(default_for(s)), o.device());
 }
 
-Tensor full(IntList sizes, const Scalar& v, const TensorOptions& o) {
-  for (int64_t s : sizes) LT_CHECK(s >= 0, "full: negative size in ", shape_str(sizes));
-  return scalar_of(v, o.dtype_or(default_for(v)), o.device()).expand(sizes).clone();
+namespace {
+Tensor filled(IntList sizes, const Scalar& v, Dtype dtype, Device device, const char* name) {
+  check_sizes(sizes, name);
+  return scalar_of(v, dtype, device).expand(sizes).clone();
 }
-Tensor empty(IntList sizes, const TensorOptions& o) { return full(sizes, 0, o.dtype(o.dtype())); }
-Tensor zeros(IntList sizes, const TensorOptions& o) { return full(sizes, 0, o.dtype(o.dtype())); }
-Tensor ones(IntList sizes, const TensorOptions& o) { return full(sizes, 1, o.dtype(o.dtype())); }
+}  // namespace
+
+Tensor full(IntList sizes, const Scalar& v, const TensorOptions& o) {
+  return filled(sizes, v, o.dtype_or(default_for(v)), o.device(), "full");
+}
+Tensor empty(IntList sizes, const TensorOptions& o) {
+  return filled(sizes, 0, o.dtype(), o.device(), "empty");
+}
+Tensor zeros(IntList sizes, const TensorOptions& o) {
+  return filled(sizes, 0, o.dtype(), o.device(), "zeros");
+}
+Tensor ones(IntList sizes, const TensorOptions& o) {
+  return filled(sizes, 1, o.dtype(), o.device(), "ones");
+}
 
 namespace {
 TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o) {
@@ -129,14 +146,14 @@ Tensor from_blob(void* data, IntList sizes, IntList strides, const TensorOptions
 }
 
 Tensor rand(IntList sizes, const TensorOptions& o) {
-  return random_op(OpKind::Uniform, sizes, o, o.dtype());
+  return random_op("rand", OpKind::Uniform, sizes, o, o.dtype());
 }
 Tensor randn(IntList sizes, const TensorOptions& o) {
-  return random_op(OpKind::Normal, sizes, o, o.dtype());
+  return random_op("randn", OpKind::Normal, sizes, o, o.dtype());
 }
 Tensor randint(int64_t low, int64_t high, IntList sizes, const TensorOptions& o) {
   LT_CHECK(low < high, "randint: low ", low, " must be less than high ", high);
-  return random_op(OpKind::RandomInt, sizes, o, o.dtype_or(kInt64), low, high);
+  return random_op("randint", OpKind::RandomInt, sizes, o, o.dtype_or(kInt64), low, high);
 }
 Tensor randint(int64_t high, IntList sizes, const TensorOptions& o) {
   return randint(0, high, sizes, o);

@@ -37,11 +37,12 @@ Tensor pool(K op, const Tensor& x, IntList kernel, IntList stride, IntList paddi
 Tensor matmul(const Tensor& a, const Tensor& b) {
   LT_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul: both arguments need at least 1 dim, got shapes ",
            shape_str(a.sizes()), " and ", shape_str(b.sizes()));
-  if (a.dim() == 1 && b.dim() == 1) {
-    LT_CHECK(a.size(0) == b.size(0), "matmul: shapes ", shape_str(a.sizes()), " and ",
-             shape_str(b.sizes()), " cannot be multiplied (", a.size(0), " != ", b.size(0), ")");
+  // Checked here so that the message names the caller's shapes, not the unsqueezed 2-d ones.
+  const int64_t k = a.size(-1), k2 = b.dim() == 1 ? b.size(0) : b.size(-2);
+  LT_CHECK(k == k2, "matmul: shapes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),
+           " cannot be multiplied (", k, " != ", k2, ")");
+  if (a.dim() == 1 && b.dim() == 1)
     return call(K::Matmul, {a.unsqueeze(0), b.unsqueeze(1)}).reshape({});
-  }
   if (b.dim() == 1) return call(K::Matmul, {a, b.unsqueeze(1)}).squeeze(-1);
   if (a.dim() == 1) return call(K::Matmul, {a.unsqueeze(0), b}).squeeze(-2);
   return call(K::Matmul, {a, b});
@@ -218,6 +219,40 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   Tensor p = softmax(s, -1);
   if (dropout_p > 0) p = dropout(p, dropout_p, true);
   return matmul(p, v);
+}
+
+Tensor conv2d_grad_input(const Tensor& g, const Tensor& w, IntList params, int64_t groups,
+                         int64_t in_h, int64_t in_w) {
+  OpAttrs a;
+  a.ints = params;
+  a.i[0] = groups;
+  a.i[1] = in_h;
+  a.i[2] = in_w;
+  return call(K::Conv2dGradInput, {g, w}, a);
+}
+
+Tensor conv2d_grad_weight(const Tensor& g, const Tensor& x, IntList params, int64_t groups,
+                          int64_t k_h, int64_t k_w) {
+  OpAttrs a;
+  a.ints = params;
+  a.i[0] = groups;
+  a.i[1] = k_h;
+  a.i[2] = k_w;
+  return call(K::Conv2dGradWeight, {g, x}, a);
+}
+
+Tensor max_pool2d_grad(const Tensor& g, const Tensor& x, IntList params) {
+  OpAttrs a;
+  a.ints = params;
+  return call(K::MaxPool2dGrad, {g, x}, a);
+}
+
+Tensor avg_pool2d_grad(const Tensor& g, IntList params, int64_t in_h, int64_t in_w) {
+  OpAttrs a;
+  a.ints = params;
+  a.i[1] = in_h;
+  a.i[2] = in_w;
+  return call(K::AvgPool2dGrad, {g}, a);
 }
 
 }  // namespace lt

@@ -1,4 +1,5 @@
 // Reductions and the statistics built from them (mean, var, std, logsumexp, norm).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -84,7 +85,8 @@ Tensor var(const Tensor& t, IntList dims, bool unbiased, bool keepdim) {
   require_float(t, "var");
   Tensor mu = mean(t, dims, true);
   Tensor d = t - mu;
-  double n = static_cast<double>(count_of(t, dims)) - (unbiased ? 1.0 : 0.0);
+  // PyTorch divides by max(0, N - correction): an empty or too small group gives nan, not -0.
+  double n = std::max(0.0, static_cast<double>(count_of(t, dims)) - (unbiased ? 1.0 : 0.0));
   return sum(d * d, dims, keepdim) / n;
 }
 Tensor std(const Tensor& t, IntList dims, bool unbiased, bool keepdim) {

@@ -7,6 +7,7 @@
 #include "core/shape.h"
 #include "core/tensor_impl.h"
 #include "eager/kernels.h"
+#include "ops/autograd_hooks.h"
 
 namespace lt {
 namespace {
@@ -231,6 +232,23 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t d) {
   return cat(u, d);
 }
 
+Tensor slice_scatter(const Tensor& base, const Tensor& src, int64_t d, int64_t start,
+                     int64_t end, int64_t step) {
+  LT_CHECK(base.dim() > 0, "slice_scatter: cannot slice a 0-d tensor");
+  d = wrap_dim(d, base.dim(), "slice_scatter");
+  LT_CHECK(step > 0, "slice_scatter: step must be positive, got ", step);
+  const int64_t n = base.size(d);
+  auto norm = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
+  start = norm(start);
+  end = std::max(start, norm(end));
+  OpAttrs a;
+  a.i[0] = d;
+  a.i[1] = start;
+  a.i[2] = end;
+  a.i[3] = step;
+  return call(K::SliceScatter, {base, src.dtype() == base.dtype() ? src : src.to(base.dtype())}, a);
+}
+
 Tensor pad(const Tensor& t, IntList pads, double value) {
   OpAttrs a;
   a.ints = pads;
@@ -243,7 +261,16 @@ Tensor& Tensor::copy_(const Tensor& src_in) {
   Dims b = broadcast_shape(sizes(), src_in.sizes(), "copy_");
   LT_CHECK(b == Dims(sizes()), "copy_: source of shape ", shape_str(src_in.sizes()),
            " cannot be broadcast to the destination shape ", shape_str(sizes()));
+  check_writable(*this, "copy_");
   Tensor src = src_in.device() == device() ? src_in : src_in.to(device());
+  impl()->bump_version();
+  if (any_autograd({src}) && autograd_hooks().needed({src})) {
+    autograd_hooks().check_inplace(*this);
+    Tensor v = src.to(dtype()).expand(sizes()).clone();  // recorded: gradients reach src
+    assign_value(*this, v);
+    impl()->autograd = v.impl()->autograd;
+    return *this;
+  }
   if (device().is_lazy()) {
     lazy_hooks().assign(*this, src.to(dtype()).expand(sizes()));
     return *this;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -78,6 +79,16 @@ std::string report() {
   }
   return out;
 }
+
+namespace {
+// LT_METRICS=1: print the report when the process exits.
+const bool g_report_at_exit = [] {
+  const char* e = std::getenv("LT_METRICS");
+  if (e && std::string(e) == "1")
+    std::atexit([] { std::fprintf(stderr, "%s", report().c_str()); });
+  return true;
+}();
+}  // namespace
 
 void reset() {
   std::lock_guard<std::mutex> g(reg().mu);

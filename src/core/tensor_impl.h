@@ -13,6 +13,18 @@ namespace lt {
 // The lazy runtime's per-tensor state; opaque to the layers below it.
 struct LazyPayload {
   virtual ~LazyPayload() = default;
+  virtual std::unique_ptr<LazyPayload> clone() const = 0;  // another handle on the same data
+};
+
+// Autograd's per-tensor state (requires_grad, grad, grad_fn); opaque below the autograd layer.
+struct AutogradPayload {
+  virtual ~AutogradPayload() = default;
+};
+
+// Counts in-place writes to a tensor and all its views, so autograd can tell that a tensor
+// it saved was modified before backward.
+struct VersionCounter {
+  uint32_t value = 0;
 };
 
 struct TensorImpl {
@@ -25,6 +37,17 @@ struct TensorImpl {
   bool wrapped_number = false;  // a host scalar made a 0-d tensor (PyTorch's promotion rule)
   std::shared_ptr<Storage> storage;
   std::unique_ptr<LazyPayload> lazy;  // owned: each view has its own payload
+  std::shared_ptr<AutogradPayload> autograd;
+  std::shared_ptr<VersionCounter> version;  // shared by a base and its views; made on demand
+
+  // The counter of this tensor, created if missing (views take their base's at creation).
+  const std::shared_ptr<VersionCounter>& version_counter() {
+    if (!version) version = std::make_shared<VersionCounter>();
+    return version;
+  }
+  void bump_version() {
+    if (version) version->value++;
+  }
 
   char* data() const {
     return static_cast<char*>(storage->data) + offset * static_cast<int64_t>(dtype_size(dtype));

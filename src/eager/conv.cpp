@@ -15,56 +15,99 @@
 namespace lt {
 namespace {
 
+struct ConvGeom {
+  int64_t C, H, W, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw;
+  int64_t K() const { return C * KH * KW; }
+  int64_t L() const { return OH * OW; }
+};
+
+ConvGeom geom(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+              IntList p) {
+  return {C, H, W, KH, KW, OH, OW, p[0], p[1], p[2], p[3], p[4], p[5]};
+}
+
+// cols[K, L] <- the receptive fields of one image-group x[C, H, W] (zero outside).
 template <typename T>
-void gemm_nn(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
-  else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+void im2col(const T* x, const ConvGeom& g, T* cols) {
+  parallel_for(g.K(), 16, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      int64_t c = r / (g.KH * g.KW), kh = (r / g.KW) % g.KH, kw = r % g.KW;
+      T* dst = cols + r * g.L();
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+        for (int64_t ow = 0; ow < g.OW; ++ow) {
+          int64_t iw = ow * g.sw - g.pw + kw * g.dw;
+          dst[oh * g.OW + ow] =
+              (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W) ? x[(c * g.H + ih) * g.W + iw] : T(0);
+        }
+      }
+    }
+  });
+}
+
+// x[C, H, W] += the columns scattered back (the adjoint of im2col).
+template <typename T>
+void col2im(const T* cols, const ConvGeom& g, T* x) {
+  parallel_for(g.C, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c)
+      for (int64_t kh = 0; kh < g.KH; ++kh)
+        for (int64_t kw = 0; kw < g.KW; ++kw) {
+          const T* src = cols + ((c * g.KH + kh) * g.KW + kw) * g.L();
+          for (int64_t oh = 0; oh < g.OH; ++oh) {
+            int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+            if (ih < 0 || ih >= g.H) continue;
+            for (int64_t ow = 0; ow < g.OW; ++ow) {
+              int64_t iw = ow * g.sw - g.pw + kw * g.dw;
+              if (iw >= 0 && iw < g.W) x[(c * g.H + ih) * g.W + iw] += src[oh * g.OW + ow];
+            }
+          }
+        }
+  });
 }
 
 template <typename T>
-void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, IntList p, int64_t g,
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta,
+          T* c) {
+  auto A = ta ? CblasTrans : CblasNoTrans;
+  auto B = tb ? CblasTrans : CblasNoTrans;
+  int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, A, B, m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
+  else
+    cblas_dgemm(CblasRowMajor, A, B, m, n, k, 1.0, a, lda, b, ldb, beta, c, n);
+}
+
+bool is_direct(const ConvGeom& g) {
+  return g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+template <typename T>
+void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, IntList p, int64_t groups,
                 const Tensor& out) {
   Tensor x = xin.contiguous(), w = win.contiguous();
-  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
-  const int64_t O = w.size(0), KH = w.size(2), KW = w.size(3);
-  const int64_t OH = out.size(2), OW = out.size(3);
-  const int64_t sh = p[0], sw = p[1], ph = p[2], pw = p[3], dh = p[4], dw = p[5];
-  const int64_t Cg = C / g, Og = O / g, K = Cg * KH * KW, L = OH * OW;
+  const int64_t N = x.size(0), C = x.size(1), O = w.size(0);
+  const ConvGeom g = geom(C / groups, x.size(2), x.size(3), w.size(2), w.size(3), out.size(2),
+                          out.size(3), p);
+  const int64_t Og = O / groups;
   const T* px = static_cast<const T*>(x.raw_data_ptr());
-  const T* pw_ = static_cast<const T*>(w.raw_data_ptr());
+  const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* po = static_cast<T*>(out.raw_data_ptr());
-  const bool direct = KH == 1 && KW == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
-  std::vector<T> cols(direct ? 0 : static_cast<size_t>(K * L));
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t gi = 0; gi < g; ++gi) {
-      const T* xg = px + (n * C + gi * Cg) * H * W;
+  std::vector<T> cols(is_direct(g) ? 0 : static_cast<size_t>(g.K() * g.L()));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const T* xg = px + (n * C + gi * g.C) * g.H * g.W;
       const T* src = xg;
-      if (!direct) {
-        parallel_for(K, 16, [&](int64_t b, int64_t e) {
-          for (int64_t r = b; r < e; ++r) {
-            int64_t c = r / (KH * KW), kh = (r / KW) % KH, kw = r % KW;
-            T* dst = cols.data() + r * L;
-            for (int64_t oh = 0; oh < OH; ++oh) {
-              int64_t ih = oh * sh - ph + kh * dh;
-              for (int64_t ow = 0; ow < OW; ++ow) {
-                int64_t iw = ow * sw - pw + kw * dw;
-                dst[oh * OW + ow] = (ih >= 0 && ih < H && iw >= 0 && iw < W)
-                                        ? xg[(c * H + ih) * W + iw]
-                                        : T(0);
-              }
-            }
-          }
-        });
+      if (!is_direct(g)) {
+        im2col(xg, g, cols.data());
         src = cols.data();
       }
-      gemm_nn<T>(Og, L, K, pw_ + gi * Og * K, src, po + (n * O + gi * Og) * L);
+      gemm<T>(false, false, Og, g.L(), g.K(), pw + gi * Og * g.K(), src, T(0),
+              po + (n * O + gi * Og) * g.L());
     }
-  }
   if (bias.defined()) {
     Tensor b = bias.contiguous();
     const T* pb = static_cast<const T*>(b.raw_data_ptr());
+    const int64_t L = g.L();
     parallel_for(N * O, 64, [&](int64_t s, int64_t e) {
       for (int64_t i = s; i < e; ++i) {
         T v = pb[i % O];
@@ -73,6 +116,102 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, IntLis
       }
     });
   }
+}
+
+// dx = conv2d's adjoint in x: cols = w_g^T @ g_ng, scattered back with col2im.
+template <typename T>
+void conv_grad_input_typed(const Tensor& gin, const Tensor& win, IntList p, int64_t groups,
+                           const Tensor& out) {
+  Tensor go = gin.contiguous(), w = win.contiguous();
+  const int64_t N = out.size(0), C = out.size(1), O = w.size(0);
+  const ConvGeom g = geom(C / groups, out.size(2), out.size(3), w.size(2), w.size(3), go.size(2),
+                          go.size(3), p);
+  const int64_t Og = O / groups;
+  const T* pg = static_cast<const T*>(go.raw_data_ptr());
+  const T* pw = static_cast<const T*>(w.raw_data_ptr());
+  T* px = static_cast<T*>(out.raw_data_ptr());
+  std::fill(px, px + out.numel(), T(0));
+  std::vector<T> cols(static_cast<size_t>(g.K() * g.L()));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      T* xg = px + (n * C + gi * g.C) * g.H * g.W;
+      const T* gg = pg + (n * O + gi * Og) * g.L();
+      if (is_direct(g)) {
+        gemm<T>(true, false, g.K(), g.L(), Og, pw + gi * Og * g.K(), gg, T(0), xg);
+      } else {
+        gemm<T>(true, false, g.K(), g.L(), Og, pw + gi * Og * g.K(), gg, T(0), cols.data());
+        col2im(cols.data(), g, xg);
+      }
+    }
+}
+
+// dw_g += g_ng @ cols(x_ng)^T over the batch.
+template <typename T>
+void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, IntList p, int64_t groups,
+                            const Tensor& out) {
+  Tensor go = gin.contiguous(), x = xin.contiguous();
+  const int64_t N = x.size(0), C = x.size(1), O = out.size(0);
+  const ConvGeom g = geom(C / groups, x.size(2), x.size(3), out.size(2), out.size(3), go.size(2),
+                          go.size(3), p);
+  const int64_t Og = O / groups;
+  const T* pg = static_cast<const T*>(go.raw_data_ptr());
+  const T* px = static_cast<const T*>(x.raw_data_ptr());
+  T* pw = static_cast<T*>(out.raw_data_ptr());
+  std::fill(pw, pw + out.numel(), T(0));
+  std::vector<T> cols(is_direct(g) ? 0 : static_cast<size_t>(g.K() * g.L()));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const T* xg = px + (n * C + gi * g.C) * g.H * g.W;
+      const T* src = xg;
+      if (!is_direct(g)) {
+        im2col(xg, g, cols.data());
+        src = cols.data();
+      }
+      gemm<T>(false, true, Og, g.K(), g.L(), pg + (n * O + gi * Og) * g.L(), src, T(1),
+              pw + gi * Og * g.K());
+    }
+}
+
+template <typename T>
+void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, IntList p,
+                     const Tensor& out) {
+  Tensor go = gin.contiguous();
+  Tensor x = is_max ? xin.contiguous() : Tensor();
+  const int64_t NC = out.size(0) * out.size(1), H = out.size(2), W = out.size(3);
+  const int64_t OH = go.size(2), OW = go.size(3);
+  const int64_t kh = p[0], kw = p[1], sh = p[2], sw = p[3], ph = p[4], pw = p[5];
+  const T* pg = static_cast<const T*>(go.raw_data_ptr());
+  const T* px = is_max ? static_cast<const T*>(x.raw_data_ptr()) : nullptr;
+  T* po = static_cast<T*>(out.raw_data_ptr());
+  std::fill(po, po + out.numel(), T(0));
+  parallel_for(NC, 8, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      T* dplane = po + c * H * W;
+      const T* plane = is_max ? px + c * H * W : nullptr;
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const T gv = pg[(c * OH + oh) * OW + ow];
+          int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;
+          int64_t h1 = std::min(h0 + kh, H), w1 = std::min(w0 + kw, W);
+          h0 = std::max<int64_t>(h0, 0);
+          w0 = std::max<int64_t>(w0, 0);
+          if (is_max) {  // the first maximum of the window takes the gradient (as the forward)
+            int64_t best = -1;
+            T bv = -std::numeric_limits<T>::infinity();
+            for (int64_t i = h0; i < h1; ++i)
+              for (int64_t j = w0; j < w1; ++j) {
+                T v = plane[i * W + j];
+                if (best < 0 || v > bv || (std::isnan(v) && !std::isnan(bv))) best = i * W + j, bv = v;
+              }
+            if (best >= 0) dplane[best] += gv;
+          } else {
+            const T share = gv / static_cast<T>(kh * kw);
+            for (int64_t i = h0; i < h1; ++i)
+              for (int64_t j = w0; j < w1; ++j) dplane[i * W + j] += share;
+          }
+        }
+    }
+  });
 }
 
 template <typename T>
@@ -120,6 +259,25 @@ void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, IntList pa
 void pool2d_kernel(OpKind op, const Tensor& x, IntList params, const Tensor& out) {
   if (out.numel() == 0) return;
   LT_DISPATCH_FLOAT(x.dtype(), T, pool_typed<T>(op == OpKind::MaxPool2d, x, params, out));
+}
+
+void conv2d_grad_input_kernel(const Tensor& g, const Tensor& w, IntList params, int64_t groups,
+                              const Tensor& out) {
+  if (out.numel() == 0) return;
+  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_input_typed<T>(g, w, params, groups, out));
+}
+
+void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, IntList params, int64_t groups,
+                               const Tensor& out) {
+  if (out.numel() == 0) return;
+  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_weight_typed<T>(g, x, params, groups, out));
+}
+
+void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, IntList params,
+                        const Tensor& out) {
+  if (out.numel() == 0) return;
+  LT_DISPATCH_FLOAT(g.dtype(), T,
+                    pool_grad_typed<T>(op == OpKind::MaxPool2dGrad, g, x, params, out));
 }
 
 }  // namespace lt

@@ -228,8 +228,9 @@ void where_kernel(const Tensor& cond, const Tensor& a, const Tensor& b, const Te
 void fill_kernel(const Tensor& out, double value, int64_t ivalue) {
   if (out.numel() == 0) return;
   LT_DISPATCH(out.dtype(), T, {
+    // bool from the double: 0.5 and NaN are true, as in PyTorch (ivalue truncates them).
     const T v = std::is_floating_point_v<T> ? static_cast<T>(value)
-                                            : (std::is_same_v<T, bool> ? static_cast<T>(ivalue != 0)
+                                            : (std::is_same_v<T, bool> ? static_cast<T>(value != 0)
                                                                        : static_cast<T>(ivalue));
     auto spec = make_loop<1>({&out});
     run_loop(spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {

@@ -113,6 +113,12 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
         matmul_kernel(in[0], in[1], out);
       else if (op == OpKind::Conv2d)
         conv2d_kernel(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), a.ints, a.i[0], out);
+      else if (op == OpKind::Conv2dGradInput)
+        conv2d_grad_input_kernel(in[0], in[1], a.ints, a.i[0], out);
+      else if (op == OpKind::Conv2dGradWeight)
+        conv2d_grad_weight_kernel(in[0], in[1], a.ints, a.i[0], out);
+      else if (op == OpKind::MaxPool2dGrad || op == OpKind::AvgPool2dGrad)
+        pool2d_grad_kernel(op, in[0], in.size() > 1 ? in[1] : Tensor(), a.ints, out);
       else
         pool2d_kernel(op, in[0], a.ints, out);
       break;

@@ -24,6 +24,13 @@ void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out);
 void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, IntList params,
                    int64_t groups, const Tensor& out);
 void pool2d_kernel(OpKind op, const Tensor& x, IntList params, const Tensor& out);
+void conv2d_grad_input_kernel(const Tensor& g, const Tensor& w, IntList params, int64_t groups,
+                              const Tensor& out);
+void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, IntList params, int64_t groups,
+                               const Tensor& out);
+// MaxPool2dGrad reads x to find each window's maximum; AvgPool2dGrad passes x undefined.
+void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, IntList params,
+                        const Tensor& out);
 
 void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
 void scatter_add_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,

@@ -21,6 +21,9 @@ struct MatLayout {
 };
 
 MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
+  // A size-1 dim's stride is never used and may be anything (contiguous() keeps it as is).
+  if (cols == 1) scol = 1;
+  if (rows == 1) srow = std::max<int64_t>(1, cols);
   MatLayout l;
   if (scol == 1 && (rows == 1 || srow >= std::max<int64_t>(1, cols))) {
     l = {true, CblasNoTrans, rows == 1 ? std::max<int64_t>(1, cols) : srow};

@@ -24,6 +24,7 @@ Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t off
   impl->dtype = base.dtype();
   impl->device = base.device();
   impl->storage = base.impl()->storage;
+  impl->version = base.impl()->version_counter();
   return Tensor(std::move(impl));
 }
 

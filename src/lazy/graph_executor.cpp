@@ -130,8 +130,12 @@ int64_t max_pending() {
 void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   std::lock_guard<std::recursive_mutex> lock(device_mutex());
   std::vector<Alias*> aliases;
-  for (Alias* a : requested)
-    if (a->value->kind != ir::NodeKind::Data) aliases.push_back(a);
+  // Pending = an op to compute. A scalar leaf is not work for the barrier (it would only copy
+  // a host number); an explicit sync or observation does materialize it.
+  for (Alias* a : requested) {
+    ir::NodeKind k = a->value->kind;
+    if (k == ir::NodeKind::Op || (!barrier && k != ir::NodeKind::Data)) aliases.push_back(a);
+  }
   if (aliases.empty()) return;
   g_pending_ops.store(0);
   std::vector<ir::NodePtr> roots;

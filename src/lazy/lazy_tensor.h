@@ -37,6 +37,12 @@ struct LazyData final : LazyPayload {
   std::vector<ViewStep> views;
   ir::NodePtr cached;  // value of the view chain for alias->generation == cached_gen
   uint64_t cached_gen = ~uint64_t{0};
+  std::unique_ptr<LazyPayload> clone() const override {
+    auto c = std::make_unique<LazyData>();
+    c->alias = alias;
+    c->views = views;
+    return c;
+  }
 };
 
 // The device's lock: guards alias values, the arena list and graph execution.

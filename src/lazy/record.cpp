@@ -86,6 +86,7 @@ Tensor make_view_tensor(const Tensor& base, OpKind op, const OpAttrs& a, const O
   ld->views = src.views;
   ld->views.push_back(ViewStep{op, a, m, Dims(base.sizes()), base.dtype()});
   impl->lazy = std::move(ld);
+  impl->version = base.impl()->version_counter();
   return Tensor(std::move(impl));
 }
 

@@ -1,5 +1,6 @@
 #include "ops/registry.h"
 
+#include "ops/autograd_hooks.h"
 #include "ops/lazy_hooks.h"
 
 namespace lt {
@@ -38,6 +39,11 @@ bool is_float_unary(OpKind k) {
 
 LazyHooks& lazy_hooks() {
   static LazyHooks h;
+  return h;
+}
+
+AutogradHooks& autograd_hooks() {
+  static AutogradHooks h;
   return h;
 }
 

@@ -40,6 +40,12 @@ Dims reduced_sizes(IntList sizes, IntList dims, bool keepdim) {
   return out;
 }
 
+// Positions of a window sliding over a span: floor((span - window) / stride) + 1 as in PyTorch,
+// so 0 when the window is larger than the span (C++ division would truncate that to 1).
+int64_t window_out(int64_t span, int64_t window, int64_t stride) {
+  return span < window ? 0 : (span - window) / stride + 1;
+}
+
 OpMeta unary(OpKind op, const Tensor& x, const OpAttrs& a) {
   OpMeta m{Dims(x.sizes()), x.dtype(), x.dtype()};
   const char* name = op_name(op);
@@ -146,6 +152,16 @@ OpMeta movement(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
       m.sizes[a.i[0]] = end > start ? (end - start + step - 1) / step : 0;
       break;
     }
+    case OpKind::SliceScatter: {
+      m.sizes = Dims(x.sizes());
+      m.dtype = m.compute = x.dtype();
+      Dims want = m.sizes;
+      int64_t start = a.i[1], end = a.i[2], step = a.i[3];
+      want[a.i[0]] = end > start ? (end - start + step - 1) / step : 0;
+      LT_CHECK(want == Dims(in[1].sizes()), "slice_scatter: src ", shape_str(in[1].sizes()),
+               " does not match the slice shape ", shape_str(want));
+      break;
+    }
     case OpKind::Copy:
       m.sizes = Dims(x.sizes());
       break;
@@ -188,6 +204,22 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   const Tensor& x = in[0];
   OpMeta m{Dims(), x.dtype(), x.dtype()};
   const char* name = op_name(op);
+  switch (op) {  // backward primitives: internal, called with shapes autograd derived
+    case OpKind::Conv2dGradInput:
+      m.sizes = {x.size(0), in[1].size(1) * a.i[0], a.i[1], a.i[2]};
+      return m;
+    case OpKind::Conv2dGradWeight:
+      m.sizes = {x.size(1), in[1].size(1) / a.i[0], a.i[1], a.i[2]};
+      return m;
+    case OpKind::MaxPool2dGrad:
+      m.sizes = Dims(in[1].sizes());
+      return m;
+    case OpKind::AvgPool2dGrad:
+      m.sizes = {x.size(0), x.size(1), a.i[1], a.i[2]};
+      return m;
+    default:
+      break;
+  }
   if (op == OpKind::Matmul) {
     const Tensor& y = in[1];
     LT_CHECK(x.dim() >= 2 && y.dim() >= 2, "matmul: expected operands of rank >= 2, got ",
@@ -224,8 +256,8 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     if (in.size() > 2 && in[2].defined())
       LT_CHECK(in[2].dim() == 1 && in[2].size(0) == w.size(0), "conv2d: bias of shape ",
                shape_str(in[2].sizes()), " does not match ", w.size(0), " output channels");
-    int64_t oh = (x.size(2) + 2 * a.ints[2] - a.ints[4] * (w.size(2) - 1) - 1) / a.ints[0] + 1;
-    int64_t ow = (x.size(3) + 2 * a.ints[3] - a.ints[5] * (w.size(3) - 1) - 1) / a.ints[1] + 1;
+    int64_t oh = window_out(x.size(2) + 2 * a.ints[2], a.ints[4] * (w.size(2) - 1) + 1, a.ints[0]);
+    int64_t ow = window_out(x.size(3) + 2 * a.ints[3], a.ints[5] * (w.size(3) - 1) + 1, a.ints[1]);
     LT_CHECK(oh > 0 && ow > 0, "conv2d: kernel ", shape_str(w.sizes()), " is larger than the padded input ",
              shape_str(x.sizes()));
     m.sizes = {x.size(0), w.size(0), oh, ow};
@@ -239,8 +271,8 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
              a.ints[4], "x", a.ints[5], " must be at most half the kernel ", a.ints[0], "x",
              a.ints[1]);
   }
-  int64_t oh = (x.size(2) + 2 * a.ints[4] - a.ints[0]) / a.ints[2] + 1;
-  int64_t ow = (x.size(3) + 2 * a.ints[5] - a.ints[1]) / a.ints[3] + 1;
+  int64_t oh = window_out(x.size(2) + 2 * a.ints[4], a.ints[0], a.ints[2]);
+  int64_t ow = window_out(x.size(3) + 2 * a.ints[5], a.ints[1], a.ints[3]);
   LT_CHECK(oh > 0 && ow > 0, name, ": kernel ", a.ints[0], "x", a.ints[1],
            " is larger than the padded input ", shape_str(x.sizes()));
   m.sizes = {x.size(0), x.size(1), oh, ow};

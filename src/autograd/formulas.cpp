@@ -1,0 +1,197 @@
+// Gradient formulas, one per differentiable primitive, written in lt::Tensor ops (so they run
+// on every device and lazy graphs fuse them). Composites need none: they differentiate
+// through their primitives.
+#include <cmath>
+
+#include "autograd/autograd.h"
+#include "core/check.h"
+#include "lt/ops.h"
+
+namespace lt::autograd {
+namespace {
+using K = OpKind;
+
+// Sums a broadcast gradient back to `sizes` (PyTorch's sum_to).
+Tensor sum_to(const Tensor& g, IntList sizes) {
+  if (g.sizes().equals(sizes)) return g;
+  const int64_t lead = g.dim() - static_cast<int64_t>(sizes.size());
+  Dims dims;
+  for (int64_t d = 0; d < g.dim(); ++d)
+    if (d < lead || (sizes[d - lead] == 1 && g.size(d) != 1)) dims.push_back(d);
+  Tensor r = dims.empty() ? g : g.sum(IntList(dims), true);
+  return r.reshape(sizes);
+}
+
+Tensor as_dtype(const Tensor& g, Dtype t) { return g.dtype() == t ? g : g.to(t); }
+
+// The reduced output's gradient broadcast back over the input (reinserting dropped dims).
+Tensor unreduce(const Tensor& g, const GradFn& f) {
+  if (f.attrs.flag || f.in_sizes[0].size() == f.out_sizes.size()) return g.expand(f.in_sizes[0]);
+  Dims keep = f.in_sizes[0];
+  for (int64_t d : f.attrs.ints) keep[d] = 1;
+  return g.reshape(keep).expand(f.in_sizes[0]);
+}
+Tensor unreduce_out(const GradFn& f) {  // the saved output, shaped to broadcast against x
+  if (f.attrs.flag || f.in_sizes[0].size() == f.out_sizes.size()) return f.out;
+  Dims keep = f.in_sizes[0];
+  for (int64_t d : f.attrs.ints) keep[d] = 1;
+  return f.out.reshape(keep);
+}
+
+Tensor slice_scatter(const Tensor& base, const Tensor& src, const OpAttrs& a);
+
+}  // namespace
+
+bool differentiable(OpKind op) {
+  switch (op) {
+    case K::Sign: case K::Floor: case K::Ceil: case K::Round: case K::LogicalNot:
+    case K::Eq: case K::Ne: case K::Lt: case K::Le: case K::Gt: case K::Ge:
+    case K::LogicalAnd: case K::LogicalOr: case K::Argmax: case K::Argmin:
+    case K::Scalar: case K::Iota: case K::Uniform: case K::Normal: case K::RandomInt:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool formula_reads(OpKind op, int which) {
+  const bool in0 = which == 0, in1 = which == 1, out = which == 3;
+  switch (op) {
+    case K::Mul: case K::Div: case K::Maximum: case K::Minimum: case K::Matmul:
+      return in0 || in1;
+    case K::Pow: return in0 || in1 || out;
+    case K::Where: return in0;
+    case K::Abs: case K::Log: case K::Log1p: case K::Sin: case K::Cos: case K::Erf:
+    case K::Relu:
+      return in0;
+    case K::Exp: case K::Expm1: case K::Sqrt: case K::Rsqrt: case K::Tanh: case K::Sigmoid:
+    case K::Reciprocal:
+      return out;
+    case K::Prod: case K::Amax: case K::Amin: return in0 || out;
+    case K::Conv2d: return in0 || in1;
+    case K::MaxPool2d: return in0;
+    case K::MaxPool2dGrad: return in1;
+    case K::Gather: case K::IndexSelect: case K::ScatterAdd: return in1;
+    case K::Conv2dGradInput: case K::Conv2dGradWeight: return in0 || in1;
+    default: return false;
+  }
+}
+
+std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
+  const std::vector<Tensor>& s = f.saved;
+  const OpAttrs& a = f.attrs;
+  const Tensor& y = f.out;
+  auto in_dtype = [&](size_t i) { return f.in_dtypes[i]; };
+  auto fit = [&](const Tensor& t, size_t i) {  // broadcast-reduce and cast to input i
+    return as_dtype(sum_to(t, f.in_sizes[i]), in_dtype(i));
+  };
+  switch (f.op) {
+    // ---- unary
+    case K::Neg: return {-g};
+    case K::Abs: return {g * sign(s[0])};
+    case K::Exp: return {g * y};
+    case K::Log: return {g / s[0]};
+    case K::Log1p: return {g / (s[0] + 1.0)};
+    case K::Expm1: return {g * (y + 1.0)};
+    case K::Sqrt: return {g * 0.5 / y};
+    case K::Rsqrt: return {g * -0.5 * y * y * y};
+    case K::Sin: return {g * cos(s[0])};
+    case K::Cos: return {-g * sin(s[0])};
+    case K::Tanh: return {g * (1.0 - y * y)};
+    case K::Sigmoid: return {g * y * (1.0 - y)};
+    case K::Relu: return {where(s[0] > 0.0, g, 0.0)};
+    case K::Erf: return {g * (2.0 / std::sqrt(M_PI)) * exp(-(s[0] * s[0]))};
+    case K::Reciprocal: return {-g * y * y};
+    case K::Cast: return {as_dtype(g, in_dtype(0))};
+    // ---- binary
+    case K::Add: return {fit(g, 0), fit(g, 1)};
+    case K::Sub: return {fit(g, 0), fit(-g, 1)};
+    case K::Mul: return {fit(g * s[1], 0), fit(g * s[0], 1)};
+    case K::Div: return {fit(g / s[1], 0), fit(-g * s[0] / (s[1] * s[1]), 1)};
+    case K::Pow: {
+      Tensor ga = g * s[1] * pow(s[0], s[1] - 1.0);
+      Tensor gb = g * y * log(where(s[0] > 0.0, s[0], 1.0));
+      return {fit(ga, 0), fit(gb, 1)};
+    }
+    case K::Maximum:
+    case K::Minimum: {  // ties split the gradient evenly, as PyTorch
+      Tensor win = f.op == K::Maximum ? (s[0] > s[1]) : (s[0] < s[1]);
+      Tensor tie = s[0] == s[1];
+      Tensor wa = where(win, 1.0, where(tie, 0.5, 0.0));
+      return {fit(g * wa, 0), fit(g * (1.0 - wa), 1)};
+    }
+    case K::Where: return {Tensor(), fit(where(s[0], g, 0.0), 1), fit(where(s[0], 0.0, g), 2)};
+    // ---- reductions
+    case K::Sum: return {as_dtype(unreduce(g, f), in_dtype(0))};
+    case K::Prod: return {unreduce(g, f) * unreduce_out(f) / s[0]};
+    case K::Amax:
+    case K::Amin: {  // evenly among the elements that attain the extreme
+      Tensor mask = (s[0] == unreduce_out(f)).to(g.dtype());
+      Tensor count = mask.sum(IntList(a.ints), true);
+      return {unreduce(g, f) * mask / count};
+    }
+    // ---- movement
+    case K::Reshape: return {g.reshape(f.in_sizes[0])};
+    case K::Permute: {
+      Dims inv(a.ints.size());
+      for (size_t j = 0; j < a.ints.size(); ++j) inv[a.ints[j]] = static_cast<int64_t>(j);
+      return {g.permute(inv)};
+    }
+    case K::Expand: return {sum_to(g, f.in_sizes[0])};
+    case K::Slice: return {slice_scatter(zeros(f.in_sizes[0], g.options()), g, a)};
+    case K::SliceScatter: return {slice_scatter(g, zeros_like(g.slice(a.i[0], a.i[1], a.i[2], a.i[3])), a),
+                                  g.slice(a.i[0], a.i[1], a.i[2], a.i[3])};
+    case K::Copy: return {g};
+    case K::Cat: {
+      std::vector<Tensor> r;
+      int64_t off = 0;
+      for (size_t i = 0; i < f.in_sizes.size(); ++i) {
+        int64_t n = f.in_sizes[i][a.i[0]];
+        r.push_back(as_dtype(g.narrow(a.i[0], off, n), in_dtype(i)));
+        off += n;
+      }
+      return r;
+    }
+    case K::Pad: {
+      Dims neg;
+      for (int64_t p : a.ints) neg.push_back(-p);
+      return {pad(g, neg)};
+    }
+    // ---- contractions
+    case K::Matmul: {
+      Tensor ga = matmul(g, s[1].transpose(-2, -1));
+      Tensor gb = matmul(s[0].transpose(-2, -1), g);
+      return {sum_to(ga, f.in_sizes[0]), sum_to(gb, f.in_sizes[1])};
+    }
+    case K::Conv2d: {
+      const Tensor &x = s[0], &w = s[1];
+      std::vector<Tensor> r(3);
+      r[0] = conv2d_grad_input(g, w, a.ints, a.i[0], x.size(2), x.size(3));
+      r[1] = conv2d_grad_weight(g, x, a.ints, a.i[0], w.size(2), w.size(3));
+      if (f.in_sizes.size() > 2) r[2] = g.sum({0, 2, 3});
+      return r;
+    }
+    case K::MaxPool2d: return {max_pool2d_grad(g, s[0], a.ints)};
+    case K::AvgPool2d: return {avg_pool2d_grad(g, a.ints, f.in_sizes[0][2], f.in_sizes[0][3])};
+    // ---- indexing
+    case K::Gather: return {zeros(f.in_sizes[0], g.options()).scatter_add(a.i[0], s[1], g)};
+    case K::ScatterAdd: return {g, Tensor(), g.gather(a.i[0], s[1])};
+    case K::IndexSelect: {
+      Dims shape(g.dim(), 1);
+      int64_t d = a.i[0];
+      if (g.dim() > 0) shape[d] = g.size(d);
+      Tensor idx = s[1].reshape(g.dim() > 0 ? IntList(shape) : IntList()).expand(g.sizes());
+      return {zeros(f.in_sizes[0], g.options()).scatter_add(d, idx, g)};
+    }
+    default:
+      throw_error("backward: no gradient formula for ", op_name(f.op));
+  }
+}
+
+namespace {
+Tensor slice_scatter(const Tensor& base, const Tensor& src, const OpAttrs& a) {
+  return lt::slice_scatter(base, src, a.i[0], a.i[1], a.i[2], a.i[3]);
+}
+}  // namespace
+
+}  // namespace lt::autograd

@@ -1,0 +1,153 @@
+// Recording backward nodes (the hooks every op calls), the tensor-level autograd methods and
+// grad mode.
+#include "autograd/autograd.h"
+#include "core/check.h"
+#include "core/shape.h"
+#include "ops/autograd_hooks.h"
+
+namespace lt {
+namespace autograd {
+namespace {
+
+thread_local bool g_grad_enabled = true;
+
+bool wants_grad(const Tensor& t) {
+  Meta* m = meta_of(t);
+  return m && m->requires_grad;
+}
+
+bool needed(ArrayRef<Tensor> in) {
+  if (!g_grad_enabled) return false;
+  for (const Tensor& t : in)
+    if (t.defined() && wants_grad(t)) return true;
+  return false;
+}
+
+Edge edge_of(const Tensor& t) {
+  Meta* m = meta_of(t);
+  if (!m || !m->requires_grad) return {};
+  if (m->grad_fn) return {m->grad_fn, nullptr};
+  return {nullptr, t.impl_ptr()};
+}
+
+void record(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const Tensor& out) {
+  if (!differentiable(op) || !is_floating(out.dtype())) return;
+  auto fn = std::make_shared<GradFn>();
+  fn->op = op;
+  fn->attrs = a;
+  fn->out_sizes = Dims(out.sizes());
+  fn->out_dtype = out.dtype();
+  bool any = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Tensor& t = in[i];
+    fn->next.push_back(t.defined() && is_floating(t.dtype()) ? edge_of(t) : Edge{});
+    any = any || fn->next.back().active();
+    fn->in_sizes.push_back(t.defined() ? Dims(t.sizes()) : Dims());
+    fn->in_dtypes.push_back(t.defined() ? t.dtype() : kFloat32);
+    bool keep = t.defined() && formula_reads(op, static_cast<int>(i));
+    fn->saved.push_back(keep ? detached(t) : Tensor());
+    fn->saved_version.push_back(keep ? t.impl()->version_counter()->value : 0);
+  }
+  if (!any) return;
+  if (formula_reads(op, 3)) {
+    fn->out = detached(out);
+    fn->out_version = out.impl()->version_counter()->value;
+  }
+  Meta& m = ensure_meta(out);
+  m.requires_grad = true;
+  m.grad_fn = std::move(fn);
+}
+
+void check_inplace(const Tensor& self) {
+  Meta* m = meta_of(self);
+  LT_CHECK(!(g_grad_enabled && m && m->requires_grad && !m->grad_fn),
+           "in-place operation on a leaf tensor that requires grad (shape ",
+           shape_str(self.sizes()), "); wrap it in lt::NoGradGuard or use an out-of-place op");
+}
+
+const bool g_installed = [] {
+  AutogradHooks& h = autograd_hooks();
+  h.needed = &needed;
+  h.record = &record;
+  h.check_inplace = &check_inplace;
+  return true;
+}();
+
+}  // namespace
+
+Meta* meta_of(const Tensor& t) { return static_cast<Meta*>(t.impl()->autograd.get()); }
+
+Meta& ensure_meta(const Tensor& t) {
+  if (!t.impl()->autograd) t.impl()->autograd = std::make_shared<Meta>();
+  return *meta_of(t);
+}
+
+Tensor detached(const Tensor& t) {
+  const TensorImpl& s = *t.impl();
+  auto impl = std::make_shared<TensorImpl>();
+  impl->sizes = s.sizes;
+  impl->strides = s.strides;
+  impl->offset = s.offset;
+  impl->numel = s.numel;
+  impl->dtype = s.dtype;
+  impl->device = s.device;
+  impl->storage = s.storage;
+  if (s.lazy) impl->lazy = s.lazy->clone();
+  impl->version = t.impl()->version_counter();
+  return Tensor(std::move(impl));
+}
+
+}  // namespace autograd
+
+bool is_grad_enabled() { return autograd::g_grad_enabled; }
+void set_grad_enabled(bool enabled) { autograd::g_grad_enabled = enabled; }
+
+Tensor& Tensor::requires_grad_(bool r) {
+  LT_CHECK(!r || is_floating(dtype()), "requires_grad_: only floating-point tensors can require "
+           "gradients (this one is ", dtype_name(dtype()), ")");
+  autograd::Meta* m = autograd::meta_of(*this);
+  LT_CHECK(!m || !m->grad_fn || r, "requires_grad_: cannot turn off gradients of a non-leaf "
+           "tensor; use detach()");
+  if (!r && !m) return *this;
+  autograd::ensure_meta(*this).requires_grad = r;
+  return *this;
+}
+
+bool Tensor::requires_grad() const {
+  autograd::Meta* m = autograd::meta_of(*this);
+  return m && m->requires_grad;
+}
+
+bool Tensor::is_leaf() const {
+  autograd::Meta* m = autograd::meta_of(*this);
+  return !m || !m->grad_fn;
+}
+
+Tensor Tensor::grad() const {
+  autograd::Meta* m = autograd::meta_of(*this);
+  return m ? m->grad : Tensor();
+}
+
+Tensor& Tensor::mutable_grad() { return autograd::ensure_meta(*this).grad; }
+
+Tensor Tensor::detach() const { return autograd::detached(*this); }
+
+void Tensor::set_data(const Tensor& new_data) {
+  LT_CHECK(defined() && new_data.defined(), "set_data: undefined tensor");
+  const TensorImpl& s = *new_data.impl();
+  TensorImpl& d = *impl();
+  d.sizes = s.sizes;
+  d.strides = s.strides;
+  d.offset = s.offset;
+  d.numel = s.numel;
+  d.dtype = s.dtype;
+  d.device = s.device;
+  d.storage = s.storage;
+  d.lazy = s.lazy ? s.lazy->clone() : nullptr;
+  d.version = new_data.impl()->version_counter();
+  if (autograd::Meta* m = autograd::meta_of(*this))
+    if (m->grad.defined() && (m->grad.device() != d.device || m->grad.dtype() != d.dtype))
+      m->grad = Tensor();  // a gradient for the old placement no longer applies
+}
+
+}  // namespace lt

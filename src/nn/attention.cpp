@@ -1,0 +1,109 @@
+// MultiheadAttention and TransformerEncoderLayer, written over lt ops (so lazy graphs fuse them).
+#include <cmath>
+#include <limits>
+
+#include "core/check.h"
+#include "core/shape.h"
+#include "lt/autograd.h"
+#include "lt/nn/modules.h"
+
+namespace lt::nn {
+
+MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& o)
+    : options(o), out_proj(o.embed_dim, o.embed_dim, o.bias_) {
+  LT_CHECK(o.embed_dim > 0 && o.num_heads > 0 && o.embed_dim % o.num_heads == 0,
+           "MultiheadAttention: embed_dim ", o.embed_dim, " must be divisible by num_heads ",
+           o.num_heads);
+  const double bound = std::sqrt(6.0 / static_cast<double>(o.embed_dim + 3 * o.embed_dim));
+  in_proj_weight = register_parameter("in_proj_weight",
+                                      (rand({3 * o.embed_dim, o.embed_dim}) * 2.0 - 1.0) * bound);
+  if (o.bias_) {
+    in_proj_bias = register_parameter("in_proj_bias", zeros({3 * o.embed_dim}));
+    NoGradGuard g;
+    out_proj->bias.zero_();
+  }
+  register_module("out_proj", out_proj.ptr());
+}
+
+std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, const Tensor& key,
+                                                           const Tensor& value,
+                                                           const Tensor& key_padding_mask,
+                                                           const Tensor& attn_mask) {
+  const int64_t E = options.embed_dim, H = options.num_heads, D = E / H;
+  LT_CHECK(query.dim() == 3 && key.dim() == 3 && value.dim() == 3 && query.size(-1) == E &&
+               key.size(-1) == E && value.size(-1) == E,
+           "MultiheadAttention: expected 3-d query/key/value with ", E, " features, got ",
+           shape_str(query.sizes()), ", ", shape_str(key.sizes()), ", ", shape_str(value.sizes()));
+  auto batch_major = [&](const Tensor& t) { return options.batch_first_ ? t : t.transpose(0, 1); };
+  Tensor q = batch_major(query), k = batch_major(key), v = batch_major(value);  // [N, L, E]
+  const int64_t N = q.size(0), L = q.size(1), S = k.size(1);
+  std::vector<Tensor> w = in_proj_weight.chunk(3, 0);
+  std::vector<Tensor> b = in_proj_bias.defined() ? in_proj_bias.chunk(3, 0)
+                                                 : std::vector<Tensor>(3);
+  auto heads = [&](const Tensor& x, int i, int64_t len) {
+    return linear(x, w[i], b[i]).reshape({N, len, H, D}).transpose(1, 2);  // [N, H, len, D]
+  };
+  Tensor Q = heads(q, 0, L), K = heads(k, 1, S), V = heads(v, 2, S);
+  Tensor scores = matmul(Q, K.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(D)));
+  const double ninf = -std::numeric_limits<double>::infinity();
+  if (attn_mask.defined())
+    scores = attn_mask.dtype() == kBool ? where(attn_mask, ninf, scores) : scores + attn_mask;
+  if (key_padding_mask.defined()) {
+    LT_CHECK(key_padding_mask.dim() == 2 && key_padding_mask.size(0) == N &&
+                 key_padding_mask.size(1) == S,
+             "MultiheadAttention: key_padding_mask must be [", N, ", ", S, "], got ",
+             shape_str(key_padding_mask.sizes()));
+    scores = where(key_padding_mask.reshape({N, 1, 1, S}), ninf, scores);
+  }
+  Tensor p = softmax(scores, -1);
+  Tensor pd = dropout(p, options.dropout_, is_training());
+  Tensor out = matmul(pd, V).transpose(1, 2).reshape({N, L, E});
+  out = out_proj->forward(out);
+  if (!options.batch_first_) out = out.transpose(0, 1);
+  return {out, p.mean(1)};
+}
+
+TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(const TransformerEncoderLayerOptions& o)
+    : options(o),
+      self_attn(MultiheadAttentionOptions(o.d_model, o.nhead)
+                    .dropout(o.dropout_)
+                    .batch_first(o.batch_first_)),
+      linear1(o.d_model, o.dim_feedforward_),
+      linear2(o.dim_feedforward_, o.d_model),
+      norm1(std::vector<int64_t>{o.d_model}),
+      norm2(std::vector<int64_t>{o.d_model}) {
+  LT_CHECK(o.activation_ == "relu" || o.activation_ == "gelu",
+           "TransformerEncoderLayer: activation must be \"relu\" or \"gelu\", got \"",
+           o.activation_, "\"");
+  register_module("self_attn", self_attn.ptr());
+  register_module("linear1", linear1.ptr());
+  register_module("linear2", linear2.ptr());
+  register_module("norm1", norm1.ptr());
+  register_module("norm2", norm2.ptr());
+}
+
+Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src_mask,
+                                            const Tensor& src_key_padding_mask) {
+  const double p = options.dropout_;
+  const bool train = is_training();
+  auto sa = [&](const Tensor& x) {
+    return dropout(std::get<0>(self_attn->forward(x, x, x, src_key_padding_mask, src_mask)), p,
+                   train);
+  };
+  auto ff = [&](const Tensor& x) {
+    Tensor h = linear1->forward(x);
+    h = options.activation_ == "gelu" ? gelu(h) : relu(h);
+    return dropout(linear2->forward(dropout(h, p, train)), p, train);
+  };
+  Tensor x = src;
+  if (options.norm_first_) {
+    x = x + sa(norm1->forward(x));
+    x = x + ff(norm2->forward(x));
+  } else {
+    x = norm1->forward(x + sa(x));
+    x = norm2->forward(x + ff(x));
+  }
+  return x;
+}
+
+}  // namespace lt::nn

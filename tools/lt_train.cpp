@@ -1,0 +1,369 @@
+// lt-train: trains a model on Fashion-MNIST (Debian's dataset-fashion-mnist) with the same code
+// on the eager `cpu` device or the compiled `lazy` device. Run with --help for the flags.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <lt/data.h>
+#include <lt/lt.h>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  std::string model = "mlp", device = "lazy", optim = "adam", data_dir, out_dir = ".";
+  int64_t epochs = 2, batch_size = 64, seed = 0, threads = 0, max_steps = -1, compare_steps = 50;
+  double lr = 1e-3;
+  bool compare = false, quiet = false;
+};
+
+const char* kUsage =
+    "usage: lt-train [--model mlp|cnn|transformer] [--device lazy|cpu] [--epochs N]\n"
+    "                [--batch-size N] [--lr X] [--optim adam|sgd] [--seed N] [--threads N]\n"
+    "                [--data-dir DIR] [--out-dir DIR] [--max-steps N] [--compare [--compare-steps N]]\n"
+    "                [--quiet]\n"
+    "Trains on Fashion-MNIST (default dir: the Debian package dataset-fashion-mnist).\n"
+    "Writes <out-dir>/loss_<model>_<device>.csv and .svg (the loss curve).\n"
+    "--compare runs the first steps on both devices and prints their speed side by side.\n";
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  std::cerr << "lt-train: " << msg << "\n" << kUsage;
+  std::exit(2);
+}
+
+int64_t to_int(const std::string& flag, const std::string& v) {
+  try {
+    size_t pos = 0;
+    int64_t r = std::stoll(v, &pos);
+    if (pos == v.size()) return r;
+  } catch (...) {
+  }
+  usage_error(flag + " expects an integer, got \"" + v + "\"");
+}
+
+double to_double(const std::string& flag, const std::string& v) {
+  try {
+    size_t pos = 0;
+    double r = std::stod(v, &pos);
+    if (pos == v.size() && std::isfinite(r)) return r;
+  } catch (...) {
+  }
+  usage_error(flag + " expects a number, got \"" + v + "\"");
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  bool lr_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string f = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(f + " needs a value");
+      return argv[++i];
+    };
+    if (f == "--help" || f == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (f == "--model") {
+      a.model = value();
+    } else if (f == "--device") {
+      a.device = value();
+    } else if (f == "--optim") {
+      a.optim = value();
+    } else if (f == "--epochs") {
+      a.epochs = to_int(f, value());
+    } else if (f == "--batch-size") {
+      a.batch_size = to_int(f, value());
+    } else if (f == "--lr") {
+      a.lr = to_double(f, value());
+      lr_given = true;
+    } else if (f == "--seed") {
+      a.seed = to_int(f, value());
+    } else if (f == "--threads") {
+      a.threads = to_int(f, value());
+    } else if (f == "--data-dir") {
+      a.data_dir = value();
+    } else if (f == "--out-dir") {
+      a.out_dir = value();
+    } else if (f == "--max-steps") {
+      a.max_steps = to_int(f, value());
+    } else if (f == "--compare") {
+      a.compare = true;
+    } else if (f == "--compare-steps") {
+      a.compare_steps = to_int(f, value());
+    } else if (f == "--quiet") {
+      a.quiet = true;
+    } else {
+      usage_error("unknown flag \"" + f + "\"");
+    }
+  }
+  if (a.model != "mlp" && a.model != "cnn" && a.model != "transformer")
+    usage_error("--model must be mlp, cnn or transformer, got \"" + a.model + "\"");
+  if (a.device != "lazy" && a.device != "cpu")
+    usage_error("--device must be lazy or cpu, got \"" + a.device + "\"");
+  if (a.optim != "adam" && a.optim != "sgd")
+    usage_error("--optim must be adam or sgd, got \"" + a.optim + "\"");
+  if (a.epochs < 1) usage_error("--epochs must be at least 1");
+  if (a.batch_size < 1) usage_error("--batch-size must be at least 1");
+  if (a.lr <= 0) usage_error("--lr must be positive");
+  if (a.threads < 0) usage_error("--threads must be >= 0 (0 = all cores)");
+  if (a.compare_steps < 1) usage_error("--compare-steps must be at least 1");
+  if (!lr_given && a.optim == "sgd") a.lr = 0.05;
+  return a;
+}
+
+// ---- models: each maps images [B, 1, 28, 28] to logits [B, 10]
+struct Model {
+  std::shared_ptr<lt::nn::Module> module;
+  std::function<lt::Tensor(const lt::Tensor&)> forward;
+};
+
+class RowTransformerImpl : public lt::nn::Module {  // the 28 image rows as 28 tokens
+ public:
+  RowTransformerImpl()
+      : embed(28, 64),
+        layer(lt::nn::TransformerEncoderLayerOptions(64, 4).dim_feedforward(128).dropout(0.1).batch_first(true)),
+        head(64, 10) {
+    register_module("embed", embed.ptr());
+    pos = register_parameter("pos", lt::randn({1, 28, 64}) * 0.02);
+    register_module("layer", layer.ptr());
+    register_module("head", head.ptr());
+  }
+  lt::Tensor forward(const lt::Tensor& x) {
+    lt::Tensor h = embed->forward(x.reshape({x.size(0), 28, 28})) + pos;
+    return head->forward(layer->forward(h).mean(1));
+  }
+  lt::nn::Linear embed;
+  lt::nn::TransformerEncoderLayer layer;
+  lt::nn::Linear head;
+  lt::Tensor pos;
+};
+LT_MODULE(RowTransformer);
+
+Model make_model(const std::string& name) {
+  using namespace lt::nn;
+  if (name == "mlp") {
+    Sequential s(Flatten(), Linear(784, 256), ReLU(), Linear(256, 10));
+    return {s.ptr(), [s](const lt::Tensor& x) { return s->forward(x); }};
+  }
+  if (name == "cnn") {
+    Sequential s(Conv2d(Conv2dOptions(1, 32, 3).padding(1)), ReLU(), MaxPool2d(2),
+                 Conv2d(Conv2dOptions(32, 64, 3).padding(1)), ReLU(), MaxPool2d(2), Flatten(),
+                 Linear(64 * 7 * 7, 128), ReLU(), Linear(128, 10));
+    return {s.ptr(), [s](const lt::Tensor& x) { return s->forward(x); }};
+  }
+  RowTransformer t;
+  return {t.ptr(), [t](const lt::Tensor& x) { return t->forward(x); }};
+}
+
+std::unique_ptr<lt::optim::Optimizer> make_optimizer(const Args& a, const Model& m) {
+  if (a.optim == "sgd")
+    return std::make_unique<lt::optim::SGD>(m.module->parameters(),
+                                            lt::optim::SGDOptions(a.lr).momentum(0.9));
+  return std::make_unique<lt::optim::Adam>(m.module->parameters(), lt::optim::AdamOptions(a.lr));
+}
+
+// One training step; returns the loss tensor (materialized by the optimizer's barrier on lazy).
+lt::Tensor train_step(Model& m, lt::optim::Optimizer& opt, const lt::data::Batch& b,
+                      lt::Device dev) {
+  opt.zero_grad();
+  lt::Tensor loss = lt::nn::functional::cross_entropy(m.forward(b.data.to(dev)), b.target.to(dev));
+  loss.backward();
+  opt.step();
+  return loss;
+}
+
+double accuracy(Model& m, const lt::data::Dataset& test, lt::Device dev) {
+  lt::NoGradGuard g;
+  m.module->eval();
+  lt::data::DataLoader loader(test, 1000, false);
+  int64_t correct = 0;
+  for (const lt::data::Batch& b : loader) {
+    lt::Tensor pred = m.forward(b.data.to(dev)).argmax(1);
+    correct += (pred == b.target.to(dev)).sum().item<int64_t>();
+  }
+  m.module->train();
+  return static_cast<double>(correct) / static_cast<double>(test.size());
+}
+
+std::string fmt_time(double s) {
+  char b[32];
+  if (s < 0 || !std::isfinite(s)) return "--:--";
+  std::snprintf(b, sizeof b, "%02d:%02d", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return b;
+}
+
+void progress(bool tty, int64_t epoch, int64_t step, int64_t steps, double loss, double elapsed,
+              int64_t samples) {
+  double rate = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0;
+  double eta = step > 0 ? elapsed / static_cast<double>(step) * static_cast<double>(steps - step) : -1;
+  const int width = 24;
+  int fill = static_cast<int>(width * step / std::max<int64_t>(steps, 1));
+  std::string bar = std::string(fill, '#') + std::string(width - fill, '.');
+  char line[256];
+  std::snprintf(line, sizeof line, "epoch %lld [%s] %lld/%lld  loss %.4f  %.0f samples/s  ETA %s",
+                static_cast<long long>(epoch), bar.c_str(), static_cast<long long>(step),
+                static_cast<long long>(steps), loss, rate, fmt_time(eta).c_str());
+  if (tty)
+    std::cout << "\r" << line << std::flush;
+  else
+    std::cout << line << "\n";
+}
+
+void write_curve(const std::string& dir, const std::string& tag, const std::vector<double>& losses) {
+  std::string csv = dir + "/loss_" + tag + ".csv", svg = dir + "/loss_" + tag + ".svg";
+  std::ofstream c(csv);
+  c << "step,loss\n";
+  for (size_t i = 0; i < losses.size(); ++i) c << i << "," << losses[i] << "\n";
+  double mx = 0;
+  for (double l : losses) mx = std::max(mx, l);
+  const double W = 640, H = 360, pad = 40;
+  std::ofstream s(svg);
+  s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H << "'>\n"
+    << "<rect width='100%' height='100%' fill='white'/>\n"
+    << "<text x='" << pad << "' y='20' font-family='sans-serif' font-size='14'>training loss ("
+    << tag << "), max " << mx << "</text>\n"
+    << "<line x1='" << pad << "' y1='" << H - pad << "' x2='" << W - 10 << "' y2='" << H - pad
+    << "' stroke='black'/>\n<line x1='" << pad << "' y1='" << H - pad << "' x2='" << pad
+    << "' y2='30' stroke='black'/>\n<polyline fill='none' stroke='steelblue' points='";
+  for (size_t i = 0; i < losses.size(); ++i) {
+    double x = pad + (W - pad - 10) * static_cast<double>(i) / std::max<size_t>(losses.size() - 1, 1);
+    double y = (H - pad) - (H - pad - 30) * (mx > 0 ? losses[i] / mx : 0);
+    s << x << "," << y << " ";
+  }
+  s << "'/>\n</svg>\n";
+  std::cout << "loss curve: " << csv << ", " << svg << "\n";
+}
+
+// Runs the first steps of training on both devices from the same initial weights.
+int compare(const Args& a, const lt::data::Dataset& train) {
+  struct Run {
+    double steps_per_s;
+    std::vector<double> losses;
+  };
+  auto run = [&](lt::Device dev) {
+    lt::manual_seed(static_cast<uint64_t>(a.seed));
+    Model m = make_model(a.model);
+    m.module->to(dev);
+    auto opt = make_optimizer(a, m);
+    lt::data::DataLoader loader(train, a.batch_size, true, static_cast<uint64_t>(a.seed), true);
+    Run r;
+    int64_t warm = std::min<int64_t>(3, a.compare_steps);
+    Clock::time_point t0;
+    for (int64_t i = 0; i < a.compare_steps + warm; ++i) {
+      if (i == warm) t0 = Clock::now();
+      lt::Tensor loss = train_step(m, *opt, loader.batch(i % loader.size()), dev);
+      r.losses.push_back(loss.item<double>());
+    }
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    r.steps_per_s = static_cast<double>(a.compare_steps) / s;
+    return r;
+  };
+  Run cpu = run(lt::Device("cpu"));
+  Run lazy = run(lt::Device("lazy"));
+  double maxdiff = 0;
+  for (size_t i = 0; i < cpu.losses.size(); ++i)
+    maxdiff = std::max(maxdiff, std::fabs(cpu.losses[i] - lazy.losses[i]));
+  std::printf("%s, batch %lld, %lld timed steps (after 3 warm-up steps):\n", a.model.c_str(),
+              static_cast<long long>(a.batch_size), static_cast<long long>(a.compare_steps));
+  std::printf("  cpu (eager):  %8.1f steps/s\n", cpu.steps_per_s);
+  std::printf("  lazy:         %8.1f steps/s   (%.2fx eager)\n", lazy.steps_per_s,
+              lazy.steps_per_s / cpu.steps_per_s);
+  std::printf("  max |loss_cpu - loss_lazy| over the steps: %.3g\n", maxdiff);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a = parse(argc, argv);
+  if (a.threads > 0) lt::set_num_threads(static_cast<int>(a.threads));
+  lt::data::Dataset train, test;
+  try {
+    train = lt::data::fashion_mnist("train", a.data_dir);
+    test = lt::data::fashion_mnist("test", a.data_dir);
+  } catch (const lt::Error& e) {
+    std::cerr << "lt-train: " << e.what() << "\n";
+    return 1;
+  }
+  if (a.batch_size > train.size()) {
+    std::cerr << "lt-train: --batch-size " << a.batch_size << " is larger than the training set ("
+              << train.size() << " images)\n";
+    return 2;
+  }
+  try {
+    if (a.compare) return compare(a, train);
+    lt::Device dev(a.device);
+    lt::manual_seed(static_cast<uint64_t>(a.seed));
+    Model m = make_model(a.model);
+    m.module->to(dev);
+    auto opt = make_optimizer(a, m);
+    lt::data::DataLoader loader(train, a.batch_size, true, static_cast<uint64_t>(a.seed));
+    const bool tty = isatty(STDOUT_FILENO) && !a.quiet;
+    std::printf("lt-train: %s on %s, %lld epochs, batch %lld, %s lr %g, %d threads, %lld steps/epoch\n",
+                a.model.c_str(), a.device.c_str(), static_cast<long long>(a.epochs),
+                static_cast<long long>(a.batch_size), a.optim.c_str(), a.lr,
+                lt::get_num_threads(), static_cast<long long>(loader.size()));
+    std::vector<double> losses;
+    const auto start = Clock::now();
+    int64_t total_steps = 0;
+    double acc = 0;
+    for (int64_t epoch = 1; epoch <= a.epochs; ++epoch) {
+      const auto t0 = Clock::now();
+      int64_t step = 0, samples = 0;
+      const int64_t steps = a.max_steps > 0 ? std::min(a.max_steps, loader.size()) : loader.size();
+      for (const lt::data::Batch& b : loader) {
+        if (step >= steps) break;
+        lt::Tensor loss = train_step(m, *opt, b, dev);
+        losses.push_back(loss.item<double>());
+        ++step;
+        ++total_steps;
+        samples += b.target.size(0);
+        bool report = tty ? (step % 10 == 0 || step == steps) : (step % 200 == 0 || step == steps);
+        if (report && !a.quiet)
+          progress(tty, epoch, step, steps,
+                   losses.back(), std::chrono::duration<double>(Clock::now() - t0).count(), samples);
+      }
+      if (tty) std::cout << "\n";
+      acc = accuracy(m, test, dev);
+      double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+      std::printf("epoch %lld: test accuracy %.2f%%  (%.1f s, %.0f steps/s)\n",
+                  static_cast<long long>(epoch), 100.0 * acc, secs,
+                  static_cast<double>(step) / secs);
+    }
+    double total = std::chrono::duration<double>(Clock::now() - start).count();
+    std::printf("done: %lld steps in %.1f s, final test accuracy %.2f%%\n",
+                static_cast<long long>(total_steps), total, 100.0 * acc);
+    std::printf("metrics: %lld compiles (cache misses), %lld cache hits, compile time %s\n",
+                static_cast<long long>(lt::metrics::counter("UncachedCompile")),
+                static_cast<long long>(lt::metrics::counter("CachedCompile")),
+                [] {
+                  std::string r = lt::metrics::report();
+                  auto p = r.find("CompileTime: ");
+                  if (p == std::string::npos) return std::string("0 ms");
+                  auto q = r.find("total=", p);
+                  return r.substr(q + 6, r.find(" ms", q) + 3 - q - 6);
+                }().c_str());
+    std::string report = lt::metrics::report();
+    std::istringstream rs(report);
+    for (std::string line; std::getline(rs, line);)
+      if (line.find("fallback::") != std::string::npos) std::printf("metrics: %s\n", line.c_str() + 2);
+    write_curve(a.out_dir, a.model + "_" + a.device, losses);
+  } catch (const lt::Error& e) {
+    std::cerr << "lt-train: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
