@@ -13,3 +13,5 @@
 #include "lt/nn/module.h"
 #include "lt/nn/modules.h"
 #include "lt/optim/optim.h"
+#include "lt/data.h"
+#include "lt/serialize.h"

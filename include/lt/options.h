@@ -33,12 +33,13 @@ class TensorOptions {
   Dtype dtype() const { return dtype_.value_or(kFloat32); }
   Dtype dtype_or(Dtype fallback) const { return dtype_.value_or(fallback); }
   bool has_dtype() const { return dtype_.has_value(); }
-  Device device() const { return device_; }
+  Device device() const { return device_.value_or(Device(DeviceType::CPU, 0)); }
+  bool has_device() const { return device_.has_value(); }
   bool requires_grad() const { return requires_grad_; }
 
  private:
   std::optional<Dtype> dtype_;
-  Device device_{DeviceType::CPU, 0};
+  std::optional<Device> device_;
   bool requires_grad_ = false;
 };
 

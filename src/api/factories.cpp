@@ -81,6 +81,7 @@ namespace {
 TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o) {
   if (!o) return t.options();
   TensorOptions r = *o;
+  if (!r.has_device()) r = r.device(t.device());
   return r.has_dtype() ? r : r.dtype(t.dtype());
 }
 }  // namespace

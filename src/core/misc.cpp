@@ -75,11 +75,15 @@ int initial_threads() {
   unsigned hc = std::thread::hardware_concurrency();
   return hc ? static_cast<int>(hc) : 1;
 }
-int g_threads = initial_threads();
+// A function-local static: other translation units ask for the count during static init.
+int& threads_slot() {
+  static int n = initial_threads();
+  return n;
+}
 }  // namespace
 
-int num_threads() { return g_threads; }
-void set_core_num_threads(int n) { g_threads = n > 0 ? n : 1; }
+int num_threads() { return threads_slot(); }
+void set_core_num_threads(int n) { threads_slot() = n > 0 ? n : 1; }
 
 }  // namespace lt
 

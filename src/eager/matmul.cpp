@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/check.h"
+#include "core/parallel.h"
 #include "core/shape.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
@@ -33,9 +34,21 @@ MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
   return l;
 }
 
+// Small products run on one BLAS thread: waking OpenBLAS's pool costs more than it saves, and
+// its idle workers then spin against our own threads on a 2-core machine.
+void blas_threads_for(int64_t flops) {
+  static thread_local int current = -1;
+  int want = flops < (int64_t{1} << 27) ? 1 : num_threads();
+  if (want != current) {
+    openblas_set_num_threads(want);
+    current = want;
+  }
+}
+
 template <typename T>
 void gemm(MatLayout la, MatLayout lb, int64_t n, int64_t m, int64_t k, const T* a, const T* b,
           T* c) {
+  blas_threads_for(2 * n * m * k);
   if constexpr (std::is_same_v<T, float>) {
     cblas_sgemm(CblasRowMajor, la.trans, lb.trans, n, m, k, 1.0f, a, la.ld, b, lb.ld, 0.0f, c, m);
   } else if constexpr (std::is_same_v<T, double>) {
@@ -131,6 +144,6 @@ void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
   }
 }
 
-void set_blas_threads(int n) { openblas_set_num_threads(n); }
+void set_blas_threads(int n) { openblas_set_num_threads(n); }  // conv and direct callers
 
 }  // namespace lt

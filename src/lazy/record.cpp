@@ -34,7 +34,8 @@ const std::set<OpKind>& forced_fallback() {
     std::string name;
     while (std::getline(ss, name, ','))
       for (int k = 0; k < kNumOps; ++k)
-        if (name == op_name(static_cast<OpKind>(k))) r.insert(static_cast<OpKind>(k));
+        if (name == "all" || name == op_name(static_cast<OpKind>(k)))
+          r.insert(static_cast<OpKind>(k));
     return r;
   }();
   return s;
