@@ -181,9 +181,15 @@ class Tensor {
   Tensor var(bool unbiased = true) const;
   Tensor var(int64_t dim, bool unbiased = true, bool keepdim = false) const;
   Tensor var(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(int dim, bool unbiased = true, bool keepdim = false) const {  // t.var(0): a dim
+    return var(static_cast<int64_t>(dim), unbiased, keepdim);
+  }
   Tensor std(bool unbiased = true) const;
   Tensor std(int64_t dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(int dim, bool unbiased = true, bool keepdim = false) const {  // t.std(0): a dim
+    return std(static_cast<int64_t>(dim), unbiased, keepdim);
+  }
   Tensor logsumexp(IntList dims, bool keepdim = false) const;
   Tensor norm() const;
   Tensor norm(double p, IntList dims, bool keepdim = false) const;

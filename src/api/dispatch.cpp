@@ -111,13 +111,20 @@ Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) 
     if (t.defined() && t.device() != self.device() && !t.impl()->wrapped_number)
       throw_error(name, "_: tensors on ", self.device().str(), " and ", t.device().str(),
                   "; transfer explicitly with .to()");
+  const bool track = any_autograd(in) && autograd_hooks().needed(in);
+  if (track) autograd_hooks().check_inplace(self);  // before anything is written
   self.impl()->bump_version();
-  if (any_autograd(in) && autograd_hooks().needed(in)) {
-    // Out of place with history, then the value and the history move into self.
-    autograd_hooks().check_inplace(self);
-    Tensor v = call(op, in, a);
+  if (track) {
+    // Out of place with history, then the value and the history move into self. The op reads
+    // a copy of self, so a formula that saves its input keeps the old value, not the storage
+    // about to be overwritten.
+    std::vector<Tensor> args(in.begin(), in.end());
+    for (Tensor& t : args)
+      if (t.is_same(self)) t = self.clone();
+    Tensor v = call(op, args, a);
     assign_value(self, v.dtype() == self.dtype() ? v : v.to(self.dtype()));
     self.impl()->autograd = v.impl()->autograd;
+    self.impl()->bump_version();  // values this op saved from other views of self are stale
     return self;
   }
   if (self.device().is_lazy()) {

@@ -263,9 +263,12 @@ Tensor& Tensor::copy_(const Tensor& src_in) {
            " cannot be broadcast to the destination shape ", shape_str(sizes()));
   check_writable(*this, "copy_");
   Tensor src = src_in.device() == device() ? src_in : src_in.to(device());
+  // Tracked when src or *this requires grad (in grad mode): a leaf that requires grad is
+  // refused, a non-leaf takes src's history (none for a constant: zero_, fill_).
+  const bool track = any_autograd({*this, src}) && autograd_hooks().needed({*this, src});
+  if (track) autograd_hooks().check_inplace(*this);
   impl()->bump_version();
-  if (any_autograd({src}) && autograd_hooks().needed({src})) {
-    autograd_hooks().check_inplace(*this);
+  if (track) {
     Tensor v = src.to(dtype()).expand(sizes()).clone();  // recorded: gradients reach src
     assign_value(*this, v);
     impl()->autograd = v.impl()->autograd;

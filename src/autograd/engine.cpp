@@ -17,6 +17,13 @@ void accumulate(Tensor& slot, const Tensor& g) {
   slot = slot.defined() ? slot + g : g;
 }
 
+// A leaf's .grad is a contiguous tensor of its own: a formula may pass on the incoming gradient
+// itself, an expanded view of it (sum) or one tensor to several inputs (add), and an in-place
+// update of one .grad (zeroing, clipping) must neither fail nor show through another.
+void accumulate_leaf(Tensor& slot, const Tensor& g) {
+  slot = slot.defined() ? slot + g : g.clone();
+}
+
 void check_saved(const GradFn& fn) {
   auto stale = [&](const Tensor& t, uint32_t v) {
     return t.defined() && t.impl()->version && t.impl()->version->value != v;
@@ -49,7 +56,7 @@ void run_backward(const Tensor& root, const Tensor& grad_in) {
   }
   NoGradGuard no_grad;
   if (!rm->grad_fn) {  // the root is a leaf
-    accumulate(rm->grad, grad.detach());
+    accumulate_leaf(rm->grad, grad);
     return;
   }
   // Topological order (post-order DFS on the backward graph), iterative.
@@ -84,7 +91,7 @@ void run_backward(const Tensor& root, const Tensor& grad_in) {
         accumulate(pending[e.fn.get()], gi[i]);
       } else {
         Meta& lm = *static_cast<Meta*>(e.leaf->autograd.get());
-        accumulate(lm.grad, gi[i]);
+        accumulate_leaf(lm.grad, gi[i]);
       }
     }
   }

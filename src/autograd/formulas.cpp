@@ -67,7 +67,8 @@ bool formula_reads(OpKind op, int which) {
     case K::Exp: case K::Expm1: case K::Sqrt: case K::Rsqrt: case K::Tanh: case K::Sigmoid:
     case K::Reciprocal:
       return out;
-    case K::Prod: case K::Amax: case K::Amin: return in0 || out;
+    case K::Prod: return in0;
+    case K::Amax: case K::Amin: return in0 || out;
     case K::Conv2d: return in0 || in1;
     case K::MaxPool2d: return in0;
     case K::MaxPool2dGrad: return in1;
@@ -123,7 +124,15 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
     case K::Where: return {Tensor(), fit(where(s[0], g, 0.0), 1), fit(where(s[0], 0.0, g), 2)};
     // ---- reductions
     case K::Sum: return {as_dtype(unreduce(g, f), in_dtype(0))};
-    case K::Prod: return {unreduce(g, f) * unreduce_out(f) / s[0]};
+    case K::Prod: {  // the product of the other elements of the group, without dividing by 0
+      Tensor zero = s[0] == 0.0;
+      Tensor zeros_in_group = zero.sum(IntList(a.ints), true);
+      Tensor nonzero = where(zero, 1.0, s[0]);
+      Tensor p = nonzero.prod(IntList(a.ints), true);  // of the group's nonzero elements
+      Tensor others =
+          where(zeros_in_group == 0, p / nonzero, where(zero && zeros_in_group == 1, p, 0.0));
+      return {unreduce(g, f) * others};
+    }
     case K::Amax:
     case K::Amin: {  // evenly among the elements that attain the extreme
       Tensor mask = (s[0] == unreduce_out(f)).to(g.dtype());

@@ -60,9 +60,16 @@ void record(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const Tensor& out)
 
 void check_inplace(const Tensor& self) {
   Meta* m = meta_of(self);
-  LT_CHECK(!(g_grad_enabled && m && m->requires_grad && !m->grad_fn),
-           "in-place operation on a leaf tensor that requires grad (shape ",
+  if (!g_grad_enabled || !m || !m->requires_grad) return;
+  LT_CHECK(m->grad_fn, "in-place operation on a leaf tensor that requires grad (shape ",
            shape_str(self.sizes()), "); wrap it in lt::NoGradGuard or use an out-of-place op");
+  // A write through a view changes its base (maybe a leaf), whose history would not see it.
+  const OpKind op = m->grad_fn->op;
+  LT_CHECK(
+      op != OpKind::Slice && op != OpKind::Permute && op != OpKind::Reshape && op != OpKind::Expand,
+      "in-place operation on the result of ", op_name(op), " (shape ", shape_str(self.sizes()),
+      "), a view of a tensor that requires grad: autograd does not track writes through views; "
+      "clone() it first or build the result out of place");
 }
 
 const bool g_installed = [] {
