@@ -1,0 +1,120 @@
+// DataLoader: seeded per-epoch shuffles and batches gathered by copying whole rows.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "core/check.h"
+#include "core/shape.h"
+#include "eager/tensor_util.h"
+#include "lt/data.h"
+
+namespace lt::data {
+namespace {
+
+// Uniform in [0, bound) by rejection. std::shuffle and std::uniform_int_distribution are
+// implementation-defined, so libstdc++ and libc++ would shuffle differently for one seed; this
+// keeps an epoch's order a function of (seed, epoch) alone.
+uint64_t uniform_below(std::mt19937_64& rng, uint64_t bound) {
+  const uint64_t limit =
+      std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % bound;
+  uint64_t x;
+  do {
+    x = rng();
+  } while (x >= limit);
+  return x % bound;
+}
+
+}  // namespace
+
+DataLoader::DataLoader(const Dataset& dataset, int64_t batch_size, bool shuffle, uint64_t seed,
+                       bool drop_last)
+    : batch_size_(batch_size), shuffle_(shuffle), seed_(seed), drop_last_(drop_last) {
+  LT_CHECK(dataset.images.defined() && dataset.labels.defined(),
+           "DataLoader: the dataset's images and labels must both be defined");
+  LT_CHECK(dataset.images.dim() >= 1, "DataLoader: images must have a batch dim, got shape ",
+           shape_str(dataset.images.sizes()));
+  LT_CHECK(dataset.labels.dim() == 1, "DataLoader: labels must be 1-d [N], got shape ",
+           shape_str(dataset.labels.sizes()));
+  n_ = dataset.images.size(0);
+  LT_CHECK(dataset.labels.size(0) == n_, "DataLoader: ", n_, " images but ", dataset.labels.size(0),
+           " labels");
+  LT_CHECK(n_ > 0, "DataLoader: the dataset is empty");
+  LT_CHECK(batch_size >= 1 && batch_size <= n_, "DataLoader: batch_size must be in [1, ", n_,
+           "] (the dataset size), got ", batch_size);
+  // Batches are gathered with memcpy, which needs dense host rows.
+  images_ = dataset.images.to(kCPU).contiguous();
+  labels_ = dataset.labels.to(kCPU).to(kInt64).contiguous();
+  reshuffle();
+}
+
+int64_t DataLoader::size() const {
+  return drop_last_ ? n_ / batch_size_ : (n_ + batch_size_ - 1) / batch_size_;
+}
+
+void DataLoader::set_epoch(int64_t epoch) {
+  LT_CHECK(epoch >= 0, "DataLoader::set_epoch: epoch must be non-negative, got ", epoch);
+  epoch_ = epoch;
+  next_epoch_ = epoch;
+  reshuffle();
+}
+
+void DataLoader::reshuffle() {
+  order_.resize(static_cast<size_t>(n_));
+  std::iota(order_.begin(), order_.end(), int64_t{0});
+  if (!shuffle_) return;
+  std::mt19937_64 rng(seed_ + static_cast<uint64_t>(epoch_));
+  for (size_t i = order_.size() - 1; i > 0; --i)
+    std::swap(order_[i], order_[uniform_below(rng, i + 1)]);
+}
+
+Batch DataLoader::batch(int64_t i) const {
+  LT_CHECK(i >= 0 && i < size(), "DataLoader::batch: index ", i, " out of range [0, ", size(), ")");
+  const int64_t start = i * batch_size_;
+  const int64_t count = std::min(batch_size_, n_ - start);
+
+  std::vector<int64_t> sizes = images_.sizes().vec();
+  sizes[0] = count;
+  Batch b;
+  b.data = make_eager(sizes, images_.dtype());
+  b.target = make_eager({count}, kInt64);
+
+  const size_t row_bytes = static_cast<size_t>(images_.numel() / n_) * images_.element_size();
+  const char* src = static_cast<const char*>(images_.raw_data_ptr());
+  char* dst = static_cast<char*>(b.data.raw_data_ptr());
+  const int64_t* lsrc = static_cast<const int64_t*>(labels_.raw_data_ptr());
+  int64_t* ldst = static_cast<int64_t*>(b.target.raw_data_ptr());
+  if (!shuffle_) {  // the batch is one contiguous slab
+    std::memcpy(dst, src + static_cast<size_t>(start) * row_bytes,
+                static_cast<size_t>(count) * row_bytes);
+    std::memcpy(ldst, lsrc + start, static_cast<size_t>(count) * sizeof(int64_t));
+    return b;
+  }
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t row = order_[static_cast<size_t>(start + k)];
+    std::memcpy(dst + static_cast<size_t>(k) * row_bytes,
+                src + static_cast<size_t>(row) * row_bytes, row_bytes);
+    ldst[k] = lsrc[row];
+  }
+  return b;
+}
+
+DataLoader::Iterator DataLoader::begin() {
+  epoch_ = next_epoch_;
+  next_epoch_ = epoch_ + 1;
+  reshuffle();
+  return Iterator(this, 0);
+}
+
+const Batch& DataLoader::Iterator::operator*() const {
+  LT_CHECK(loader_ != nullptr,
+           "DataLoader::Iterator: dereferencing a default-constructed iterator");
+  if (!loaded_) {
+    batch_ = loader_->batch(i_);
+    loaded_ = true;
+  }
+  return batch_;
+}
+
+}  // namespace lt::data
