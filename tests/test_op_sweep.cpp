@@ -36,6 +36,8 @@
 //    for float64. layer_norm adds its conditioning: the rounding of the mean scaled by
 //    1/sqrt(var + eps), which reaches 316x on a constant row.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <lt/lt.h>
 
 #include <algorithm>
@@ -524,7 +526,11 @@ class Sweep {
   }
 };
 
-constexpr int kTrials = 96;
+// LT_SWEEP_TRIALS lowers the count for slow backends (the MLIR run compiles every case).
+const int kTrials = [] {
+  const char* e = std::getenv("LT_SWEEP_TRIALS");
+  return e && std::atoi(e) > 0 ? std::atoi(e) : 96;
+}();
 
 // ===================================================================== elementwise: unary
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -99,6 +100,7 @@ Args parse(int argc, char** argv) {
       a.out_dir = value();
     } else if (f == "--max-steps") {
       a.max_steps = to_int(f, value());
+      if (a.max_steps < 1) usage_error("--max-steps must be at least 1");
     } else if (f == "--compare") {
       a.compare = true;
     } else if (f == "--compare-steps") {
@@ -244,6 +246,9 @@ void write_curve(const std::string& dir, const std::string& tag, const std::vect
     s << x << "," << y << " ";
   }
   s << "'/>\n</svg>\n";
+  c.close();
+  s.close();
+  if (c.fail() || s.fail()) throw lt::Error("cannot write the loss curve to " + csv + ", " + svg);
   std::cout << "loss curve: " << csv << ", " << svg << "\n";
 }
 
@@ -290,6 +295,13 @@ int compare(const Args& a, const lt::data::Dataset& train) {
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
   if (a.threads > 0) lt::set_num_threads(static_cast<int>(a.threads));
+  // Checked before the data is read and the model trained: the curve is written at the end.
+  std::error_code ec;
+  if (!a.compare &&
+      (!std::filesystem::is_directory(a.out_dir, ec) || access(a.out_dir.c_str(), W_OK) != 0)) {
+    std::cerr << "lt-train: --out-dir \"" << a.out_dir << "\" is not a writable directory\n";
+    return 2;
+  }
   lt::data::Dataset train, test;
   try {
     train = lt::data::fashion_mnist("train", a.data_dir);

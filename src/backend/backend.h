@@ -32,8 +32,9 @@ class Backend {
   virtual std::unique_ptr<Executable> compile(const ir::Graph& g) = 0;
 };
 
-// LT_BACKEND=interp (default until a compiler backend is registered).
+// LT_BACKEND=mlir (default) or interp, chosen once per process.
 Backend& active_backend();
 std::unique_ptr<Backend> make_interp_backend();
+std::unique_ptr<Backend> make_mlir_backend();
 
 }  // namespace lt::backend

@@ -66,10 +66,13 @@ Adam::Adam(std::vector<Tensor> params, const AdamOptions& o, bool decoupled)
            ", ", b2, ")");
   LT_CHECK(o.eps_ >= 0 && o.weight_decay_ >= 0, "Adam: eps and weight_decay must be >= 0");
   NoGradGuard g;
-  for (const Tensor& p : params_) {  // zero state up front: every step records the same graph
-    m_.push_back(zeros_like(p));
-    v_.push_back(zeros_like(p));
+  // Zero state up front, as device data (made on the host and transferred, so that on the lazy
+  // device the first step does not carry a fill): every step records the same graph.
+  for (const Tensor& p : params_) {
+    m_.push_back(zeros_like(p, TensorOptions(kCPU).dtype(p.dtype())).to(p.device()));
+    v_.push_back(zeros_like(p, TensorOptions(kCPU).dtype(p.dtype())).to(p.device()));
   }
+  steps_.assign(params_.size(), 0);
 }
 
 void Adam::step() {
@@ -77,14 +80,15 @@ void Adam::step() {
     NoGradGuard g;
     ++t_;
     auto [b1, b2] = options.betas_;
-    const double bc1 = 1.0 - std::pow(b1, static_cast<double>(t_));
-    const double bc2 = 1.0 - std::pow(b2, static_cast<double>(t_));
-    const double step_size = lr_ / bc1;
-    const double inv_sqrt_bc2 = 1.0 / std::sqrt(bc2);
     for (size_t i = 0; i < params_.size(); ++i) {
       Tensor& p = params_[i];
       Tensor grad = p.grad();
       if (!grad.defined()) continue;
+      // As torch.optim, each parameter counts its own steps: one whose gradient first appears
+      // later gets the bias correction of its first step.
+      const double t = static_cast<double>(++steps_[i]);
+      const double step_size = lr_ / (1.0 - std::pow(b1, t));
+      const double inv_sqrt_bc2 = 1.0 / std::sqrt(1.0 - std::pow(b2, t));
       if (options.weight_decay_ != 0) {
         if (decoupled_)
           p.mul_(1.0 - lr_ * options.weight_decay_);
@@ -115,7 +119,8 @@ CosineAnnealingLR::CosineAnnealingLR(Optimizer& opt, int64_t t_max, double eta_m
 }
 void CosineAnnealingLR::step() {
   ++epoch_;
-  double c = std::cos(M_PI * static_cast<double>(std::min(epoch_, t_max_)) / t_max_);
+  // Not clamped at t_max: past it the rate rises again, as PyTorch's (a period of 2 t_max).
+  double c = std::cos(M_PI * static_cast<double>(epoch_) / static_cast<double>(t_max_));
   opt_.set_lr(eta_min_ + (base_ - eta_min_) * (1.0 + c) / 2.0);
 }
 

@@ -64,7 +64,8 @@ class Adam : public Optimizer {
 
  private:
   bool decoupled_;
-  int64_t t_ = 0;
+  int64_t t_ = 0;               // step() calls
+  std::vector<int64_t> steps_;  // per parameter: the steps that had a gradient
   std::vector<Tensor> m_, v_;
 };
 

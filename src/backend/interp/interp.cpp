@@ -160,16 +160,4 @@ class InterpBackend : public Backend {
 
 std::unique_ptr<Backend> make_interp_backend() { return std::make_unique<InterpBackend>(); }
 
-Backend& active_backend() {
-  static std::unique_ptr<Backend> b = [] {
-    const char* e = std::getenv("LT_BACKEND");
-    std::string want = e ? e : "interp";
-    if (want != "interp")
-      std::fprintf(stderr, "lazytensor: LT_BACKEND=%s is not available in this build; using interp\n",
-                   want.c_str());
-    return make_interp_backend();
-  }();
-  return *b;
-}
-
 }  // namespace lt::backend

@@ -1,0 +1,752 @@
+// The MLIR backend: each fusion cluster of a graph becomes one func.func on tensors (linalg
+// generic ops, arith, math), fused by linalg-fuse-elementwise-ops, bufferized into caller-owned
+// output buffers, lowered to LLVM with vectorizable polynomial math, and JIT-compiled; library
+// steps (matmul, conv, pooling, indexing, ...) run the eager kernels between clusters. All MLIR
+// includes of the project live in this file.
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "backend/backend.h"
+#include "backend/mlir/partition.h"
+#include "core/metrics.h"
+#include "core/tensor_impl.h"
+#include "eager/executor.h"
+#include "eager/kernels.h"
+#include "eager/tensor_util.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace lt::backend {
+namespace {
+
+using namespace mlir;
+namespace M = lt::metrics_impl;
+
+// ---- process-wide MLIR state (registration costs tens of ms: once)
+struct Runtime {
+  std::mutex mu;
+  std::unique_ptr<MLIRContext> ctx;
+  Runtime() {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerAllExtensions(registry);
+    registerAllToLLVMIRTranslations(registry);
+    registerAllPasses();
+    ctx = std::make_unique<MLIRContext>(registry);
+    ctx->loadAllAvailableDialects();
+    ctx->disableMultithreading();
+  }
+};
+Runtime& runtime() {
+  static Runtime* r = new Runtime();
+  return *r;
+}
+
+// Passes anchored on the builtin.module the PassManager runs on.
+const char* kPipeline =
+    "func.func(linalg-generalize-named-ops),linalg-fuse-elementwise-ops,"
+    "canonicalize,cse,eliminate-empty-tensors,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-deallocation-pipeline,func.func(convert-linalg-to-loops),expand-strided-metadata,"
+    "lower-affine,convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
+    "reconcile-unrealized-casts";
+
+// ---- lowering of one cluster
+class Lowering {
+ public:
+  Lowering(MLIRContext* ctx, OpBuilder& b, Location loc) : ctx_(ctx), b_(b), loc_(loc) {}
+
+  Type elem(Dtype t) {
+    switch (t) {
+      case kFloat32: return b_.getF32Type();
+      case kFloat64: return b_.getF64Type();
+      case kInt32: return b_.getI32Type();
+      case kInt64: return b_.getI64Type();
+      case kBool: return b_.getI1Type();
+    }
+    return b_.getF32Type();
+  }
+  RankedTensorType tensor(IntList sizes, Dtype t) {
+    return RankedTensorType::get(llvm::ArrayRef<int64_t>(sizes.data(), sizes.size()), elem(t));
+  }
+  MemRefType memref(IntList sizes, Dtype t) {
+    return MemRefType::get(llvm::ArrayRef<int64_t>(sizes.data(), sizes.size()), elem(t));
+  }
+
+  // Scalar conversion between dtypes (PyTorch semantics; bool is i1).
+  Value convert(OpBuilder& b, Value v, Dtype from, Dtype to) {
+    if (from == to) return v;
+    Type t = elem(to);
+    if (to == kBool) {
+      if (is_floating(from)) {
+        Value z = arith::ConstantOp::create(b, loc_, b.getFloatAttr(elem(from), 0.0));
+        return arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::UNE, v, z);
+      }
+      Value z = arith::ConstantOp::create(b, loc_, b.getIntegerAttr(elem(from), 0));
+      return arith::CmpIOp::create(b, loc_, arith::CmpIPredicate::ne, v, z);
+    }
+    if (is_floating(to)) {
+      if (is_floating(from))
+        return from == kFloat32 ? Value(arith::ExtFOp::create(b, loc_, t, v))
+                                : Value(arith::TruncFOp::create(b, loc_, t, v));
+      if (from == kBool) return arith::UIToFPOp::create(b, loc_, t, v);
+      return arith::SIToFPOp::create(b, loc_, t, v);
+    }
+    if (is_floating(from)) return arith::FPToSIOp::create(b, loc_, t, v);
+    if (from == kBool) return arith::ExtUIOp::create(b, loc_, t, v);
+    if (dtype_size(from) < dtype_size(to)) return arith::ExtSIOp::create(b, loc_, t, v);
+    return arith::TruncIOp::create(b, loc_, t, v);
+  }
+
+  Value fconst(OpBuilder& b, Dtype t, double v) {
+    return arith::ConstantOp::create(b, loc_, b.getFloatAttr(elem(t), v));
+  }
+  Value iconst(OpBuilder& b, Dtype t, int64_t v) {
+    return arith::ConstantOp::create(b, loc_, b.getIntegerAttr(elem(t), v));
+  }
+
+  // out[i] = f(in0[map0(i)], ...): one linalg.generic with broadcasting maps.
+  Value generic(IntList out_sizes, Dtype out_dtype, const std::vector<Value>& ins,
+                const std::vector<AffineMap>& in_maps,
+                const std::function<Value(OpBuilder&, ValueRange)>& body) {
+    const unsigned R = out_sizes.size();
+    Value init = tensor::EmptyOp::create(b_, loc_, llvm::ArrayRef<int64_t>(out_sizes.data(), R),
+                                         elem(out_dtype));
+    std::vector<AffineMap> maps = in_maps;
+    maps.push_back(AffineMap::getMultiDimIdentityMap(R, ctx_));
+    std::vector<utils::IteratorType> iters(R, utils::IteratorType::parallel);
+    auto op = linalg::GenericOp::create(
+        b_, loc_, TypeRange{tensor(out_sizes, out_dtype)}, ValueRange(ins), ValueRange{init},
+        maps, iters, [&](OpBuilder& nb, Location, ValueRange args) {
+          Value r = body(nb, args.drop_back());
+          linalg::YieldOp::create(nb, loc_, r);
+        });
+    return op.getResult(0);
+  }
+
+  // Map from output index space (rank R) into an input of `in` sizes broadcast to `out`.
+  AffineMap broadcast_map(IntList in, IntList out) {
+    const unsigned R = out.size(), r = in.size();
+    std::vector<AffineExpr> ex;
+    for (unsigned j = 0; j < r; ++j) {
+      unsigned d = j + (R - r);
+      ex.push_back(in[j] == 1 && out[d] != 1 ? getAffineConstantExpr(0, ctx_)
+                                             : getAffineDimExpr(d, ctx_));
+    }
+    return AffineMap::get(R, 0, ex, ctx_);
+  }
+
+  bool ok() const { return ok_; }
+
+  Value lower(const ir::Node* n, const std::vector<Value>& args) {
+    const OpMeta& m = n->meta;
+    const OpKind op = n->op;
+    std::vector<AffineMap> maps;
+    switch (op_category(op)) {
+      case OpCategory::EwUnary:
+      case OpCategory::EwBinary:
+      case OpCategory::EwTernary: {
+        std::vector<Dtype> in_dt;
+        for (uint32_t i = 0; i < n->n_operands; ++i) {
+          maps.push_back(broadcast_map(n->operands[i]->meta.sizes, m.sizes));
+          in_dt.push_back(n->operands[i]->meta.dtype);
+        }
+        return generic(m.sizes, m.dtype, args, maps, [&](OpBuilder& b, ValueRange v) {
+          return scalar(b, n, v, in_dt);
+        });
+      }
+      case OpCategory::Reduction:
+        return reduce(n, args[0]);
+      case OpCategory::Movement:
+        return movement(n, args[0]);
+      default:
+        ok_ = false;
+        return args.empty() ? Value() : args[0];
+    }
+  }
+
+ private:
+  // The body of an elementwise op: inputs in their stored dtypes.
+  Value scalar(OpBuilder& b, const ir::Node* n, ValueRange v, const std::vector<Dtype>& in_dt) {
+    const OpKind op = n->op;
+    const Dtype ct = n->meta.compute, ot = n->meta.dtype;
+    const bool fl = is_floating(ct);
+    if (op == OpKind::Cast) return convert(b, v[0], in_dt[0], ot);
+    if (op == OpKind::LogicalNot) {
+      Value x = convert(b, v[0], in_dt[0], kBool);
+      return arith::XOrIOp::create(b, loc_, x, iconst(b, kBool, 1));
+    }
+    if (op == OpKind::Where) {
+      Value a = convert(b, v[1], in_dt[1], ct), c = convert(b, v[2], in_dt[2], ct);
+      return arith::SelectOp::create(b, loc_, v[0], a, c);
+    }
+    std::vector<Value> x;
+    for (size_t i = 0; i < v.size(); ++i) x.push_back(convert(b, v[i], in_dt[i], ct));
+    auto cmpf = [&](arith::CmpFPredicate p) -> Value {
+      return arith::CmpFOp::create(b, loc_, p, x[0], x[1]);
+    };
+    auto cmpi = [&](arith::CmpIPredicate s, arith::CmpIPredicate u) -> Value {
+      return arith::CmpIOp::create(b, loc_, ct == kBool ? u : s, x[0], x[1]);
+    };
+    using P = arith::CmpFPredicate;
+    using Q = arith::CmpIPredicate;
+    switch (op) {
+      case OpKind::Neg:
+        return fl ? Value(arith::NegFOp::create(b, loc_, x[0]))
+                  : Value(arith::SubIOp::create(b, loc_, iconst(b, ct, 0), x[0]));
+      case OpKind::Abs:
+        if (fl) return math::AbsFOp::create(b, loc_, x[0]);
+        if (ct == kBool) return x[0];
+        return arith::SelectOp::create(
+            b, loc_, arith::CmpIOp::create(b, loc_, Q::slt, x[0], iconst(b, ct, 0)),
+            arith::SubIOp::create(b, loc_, iconst(b, ct, 0), x[0]), x[0]);
+      case OpKind::Exp: return math::ExpOp::create(b, loc_, x[0]);
+      case OpKind::Log: return math::LogOp::create(b, loc_, x[0]);
+      case OpKind::Log1p: return math::Log1pOp::create(b, loc_, x[0]);
+      case OpKind::Expm1: return math::ExpM1Op::create(b, loc_, x[0]);
+      case OpKind::Sqrt: return math::SqrtOp::create(b, loc_, x[0]);
+      case OpKind::Rsqrt:
+        return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0), math::SqrtOp::create(b, loc_, x[0]));
+      case OpKind::Sin: return math::SinOp::create(b, loc_, x[0]);
+      case OpKind::Cos: return math::CosOp::create(b, loc_, x[0]);
+      case OpKind::Tanh: return math::TanhOp::create(b, loc_, x[0]);
+      case OpKind::Sigmoid: {
+        Value e = math::ExpOp::create(b, loc_, arith::NegFOp::create(b, loc_, x[0]));
+        return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0),
+                                     arith::AddFOp::create(b, loc_, fconst(b, ct, 1.0), e));
+      }
+      case OpKind::Relu:
+        if (fl) {  // x < 0 ? 0 : x (NaN stays NaN, as the eager kernel)
+          Value lt0 = arith::CmpFOp::create(b, loc_, P::OLT, x[0], fconst(b, ct, 0.0));
+          return arith::SelectOp::create(b, loc_, lt0, fconst(b, ct, 0.0), x[0]);
+        }
+        return arith::MaxSIOp::create(b, loc_, x[0], iconst(b, ct, 0));
+      case OpKind::Erf: return math::ErfOp::create(b, loc_, x[0]);
+      case OpKind::Sign: {
+        Value pos = fl ? Value(arith::CmpFOp::create(b, loc_, P::OGT, x[0], fconst(b, ct, 0)))
+                       : Value(arith::CmpIOp::create(b, loc_, Q::sgt, x[0], iconst(b, ct, 0)));
+        Value neg = fl ? Value(arith::CmpFOp::create(b, loc_, P::OLT, x[0], fconst(b, ct, 0)))
+                       : Value(arith::CmpIOp::create(b, loc_, Q::slt, x[0], iconst(b, ct, 0)));
+        Value one = fl ? fconst(b, ct, 1) : iconst(b, ct, 1);
+        Value mone = fl ? fconst(b, ct, -1) : iconst(b, ct, -1);
+        Value zero = fl ? fconst(b, ct, 0) : iconst(b, ct, 0);
+        return arith::SelectOp::create(b, loc_, pos, one,
+                                       arith::SelectOp::create(b, loc_, neg, mone, zero));
+      }
+      case OpKind::Floor: return fl ? Value(math::FloorOp::create(b, loc_, x[0])) : x[0];
+      case OpKind::Ceil: return fl ? Value(math::CeilOp::create(b, loc_, x[0])) : x[0];
+      case OpKind::Round: return fl ? Value(math::RoundEvenOp::create(b, loc_, x[0])) : x[0];
+      case OpKind::Reciprocal: return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0), x[0]);
+      case OpKind::Add:
+        if (ct == kBool) return arith::OrIOp::create(b, loc_, x[0], x[1]);
+        return fl ? Value(arith::AddFOp::create(b, loc_, x[0], x[1]))
+                  : Value(arith::AddIOp::create(b, loc_, x[0], x[1]));
+      case OpKind::Sub:
+        return fl ? Value(arith::SubFOp::create(b, loc_, x[0], x[1]))
+                  : Value(arith::SubIOp::create(b, loc_, x[0], x[1]));
+      case OpKind::Mul:
+        if (ct == kBool) return arith::AndIOp::create(b, loc_, x[0], x[1]);
+        return fl ? Value(arith::MulFOp::create(b, loc_, x[0], x[1]))
+                  : Value(arith::MulIOp::create(b, loc_, x[0], x[1]));
+      case OpKind::Div: return arith::DivFOp::create(b, loc_, x[0], x[1]);
+      case OpKind::Pow: return math::PowFOp::create(b, loc_, x[0], x[1]);
+      case OpKind::Maximum:
+        if (ct == kBool) return arith::OrIOp::create(b, loc_, x[0], x[1]);
+        return fl ? Value(arith::MaximumFOp::create(b, loc_, x[0], x[1]))
+                  : Value(arith::MaxSIOp::create(b, loc_, x[0], x[1]));
+      case OpKind::Minimum:
+        if (ct == kBool) return arith::AndIOp::create(b, loc_, x[0], x[1]);
+        return fl ? Value(arith::MinimumFOp::create(b, loc_, x[0], x[1]))
+                  : Value(arith::MinSIOp::create(b, loc_, x[0], x[1]));
+      case OpKind::Eq: return fl ? cmpf(P::OEQ) : cmpi(Q::eq, Q::eq);
+      case OpKind::Ne: return fl ? cmpf(P::UNE) : cmpi(Q::ne, Q::ne);
+      case OpKind::Lt: return fl ? cmpf(P::OLT) : cmpi(Q::slt, Q::ult);
+      case OpKind::Le: return fl ? cmpf(P::OLE) : cmpi(Q::sle, Q::ule);
+      case OpKind::Gt: return fl ? cmpf(P::OGT) : cmpi(Q::sgt, Q::ugt);
+      case OpKind::Ge: return fl ? cmpf(P::OGE) : cmpi(Q::sge, Q::uge);
+      case OpKind::LogicalAnd:
+      case OpKind::LogicalOr: {
+        Value a = convert(b, x[0], ct, kBool), c = convert(b, x[1], ct, kBool);
+        return op == OpKind::LogicalAnd ? Value(arith::AndIOp::create(b, loc_, a, c))
+                                        : Value(arith::OrIOp::create(b, loc_, a, c));
+      }
+      default:
+        ok_ = false;
+        return x[0];
+    }
+  }
+
+  Value reduce(const ir::Node* n, Value in) {
+    const ir::Node* src = n->operands[0].get();
+    IntList in_sizes = src->meta.sizes;
+    const unsigned R = in_sizes.size();
+    const Dtype ct = n->meta.dtype, it = src->meta.dtype;
+    const bool fl = is_floating(ct);
+    auto reduced = [&](unsigned d) {
+      return std::find(n->attrs.ints.begin(), n->attrs.ints.end(), static_cast<int64_t>(d)) !=
+             n->attrs.ints.end();
+    };
+    std::vector<AffineExpr> out_ex;
+    std::vector<utils::IteratorType> iters;
+    for (unsigned d = 0; d < R; ++d) {
+      bool r = reduced(d);
+      iters.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+      if (!r)
+        out_ex.push_back(getAffineDimExpr(d, ctx_));
+      else if (n->attrs.flag)
+        out_ex.push_back(getAffineConstantExpr(0, ctx_));
+    }
+    double fid = 0;
+    int64_t iid = 0;
+    switch (n->op) {
+      case OpKind::Prod: fid = 1, iid = 1; break;
+      case OpKind::Amax:
+        fid = -INFINITY;
+        iid = ct == kInt32 ? INT32_MIN : (ct == kBool ? 0 : INT64_MIN);
+        break;
+      case OpKind::Amin:
+        fid = INFINITY;
+        iid = ct == kInt32 ? INT32_MAX : (ct == kBool ? 1 : INT64_MAX);
+        break;
+      default: break;
+    }
+    Value idv = fl ? fconst(b_, ct, fid) : iconst(b_, ct, iid);
+    IntList os = n->meta.sizes;
+    Value empty = tensor::EmptyOp::create(b_, loc_, llvm::ArrayRef<int64_t>(os.data(), os.size()),
+                                          elem(ct));
+    Value init = linalg::FillOp::create(b_, loc_, ValueRange{idv}, ValueRange{empty}).getResult(0);
+    std::vector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(R, ctx_),
+                                AffineMap::get(R, 0, out_ex, ctx_)};
+    const OpKind op = n->op;
+    auto gen = linalg::GenericOp::create(
+        b_, loc_, TypeRange{tensor(os, ct)}, ValueRange{in}, ValueRange{init}, maps, iters,
+        [&](OpBuilder& b, Location, ValueRange a) {
+          Value x = convert(b, a[0], it, ct), acc = a[1];
+          Value r;
+          auto reassoc = arith::FastMathFlags::reassoc;
+          switch (op) {
+            case OpKind::Sum:
+              if (fl) {
+                auto f = arith::AddFOp::create(b, loc_, acc, x);
+                f.setFastmath(reassoc);
+                r = f;
+              } else {
+                r = ct == kBool ? Value(arith::OrIOp::create(b, loc_, acc, x))
+                                : Value(arith::AddIOp::create(b, loc_, acc, x));
+              }
+              break;
+            case OpKind::Prod:
+              if (fl) {
+                auto f = arith::MulFOp::create(b, loc_, acc, x);
+                f.setFastmath(reassoc);
+                r = f;
+              } else {
+                r = ct == kBool ? Value(arith::AndIOp::create(b, loc_, acc, x))
+                                : Value(arith::MulIOp::create(b, loc_, acc, x));
+              }
+              break;
+            case OpKind::Amax:
+              r = fl ? Value(arith::MaximumFOp::create(b, loc_, acc, x))
+                     : ct == kBool ? Value(arith::OrIOp::create(b, loc_, acc, x))
+                                   : Value(arith::MaxSIOp::create(b, loc_, acc, x));
+              break;
+            default:
+              r = fl ? Value(arith::MinimumFOp::create(b, loc_, acc, x))
+                     : ct == kBool ? Value(arith::AndIOp::create(b, loc_, acc, x))
+                                   : Value(arith::MinSIOp::create(b, loc_, acc, x));
+          }
+          linalg::YieldOp::create(b, loc_, r);
+        });
+    return gen.getResult(0);
+  }
+
+  Value movement(const ir::Node* n, Value in) {
+    const ir::Node* src = n->operands[0].get();
+    IntList is = src->meta.sizes, os = n->meta.sizes;
+    const unsigned R = os.size();
+    const Dtype dt = n->meta.dtype;
+    auto copy_with = [&](AffineMap map) {
+      return generic(os, dt, {in}, {map}, [](OpBuilder&, ValueRange v) { return v[0]; });
+    };
+    std::vector<AffineExpr> ex;
+    switch (n->op) {
+      case OpKind::Copy:
+        return in;
+      case OpKind::Expand:
+        return copy_with(broadcast_map(is, os));
+      case OpKind::Permute: {
+        ex.resize(R);
+        for (unsigned k = 0; k < R; ++k) ex[n->attrs.ints[k]] = getAffineDimExpr(k, ctx_);
+        return copy_with(AffineMap::get(R, 0, ex, ctx_));
+      }
+      case OpKind::Slice: {
+        for (unsigned d = 0; d < R; ++d) {
+          AffineExpr e = getAffineDimExpr(d, ctx_);
+          if (static_cast<int64_t>(d) == n->attrs.i[0]) e = e * n->attrs.i[3] + n->attrs.i[1];
+          ex.push_back(e);
+        }
+        return copy_with(AffineMap::get(R, 0, ex, ctx_));
+      }
+      case OpKind::Reshape: {
+        // Inserting or dropping size-1 dims is a projection; anything else walks the linear
+        // index with floordiv/mod.
+        std::vector<int64_t> a, c;
+        std::vector<unsigned> cpos;
+        for (int64_t v : is)
+          if (v != 1) a.push_back(v);
+        for (unsigned d = 0; d < R; ++d)
+          if (os[d] != 1) c.push_back(os[d]), cpos.push_back(d);
+        if (a == c) {
+          size_t k = 0;
+          for (int64_t v : is)
+            ex.push_back(v == 1 ? getAffineConstantExpr(0, ctx_)
+                                : getAffineDimExpr(cpos[k++], ctx_));
+          return copy_with(AffineMap::get(R, 0, ex, ctx_));
+        }
+        AffineExpr lin = getAffineConstantExpr(0, ctx_);
+        for (unsigned d = 0; d < R; ++d) lin = lin * os[d] + getAffineDimExpr(d, ctx_);
+        int64_t stride = 1;
+        std::vector<AffineExpr> rev;
+        for (size_t j = is.size(); j-- > 0;) {
+          AffineExpr e = lin.floorDiv(stride);
+          if (j > 0) e = e % is[j];
+          rev.push_back(e);
+          stride *= std::max<int64_t>(is[j], 1);
+        }
+        ex.assign(rev.rbegin(), rev.rend());
+        return copy_with(AffineMap::get(R, 0, ex, ctx_));
+      }
+      default:
+        ok_ = false;
+        return in;
+    }
+  }
+
+  MLIRContext* ctx_;
+  OpBuilder& b_;
+  Location loc_;
+  bool ok_ = true;
+};
+
+// Builds func @c<k>(inputs as tensors, outputs as memrefs) for one cluster.
+bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const std::string& name) {
+  OpBuilder b(ctx);
+  Location loc = b.getUnknownLoc();
+  Lowering low(ctx, b, loc);
+  std::vector<Type> args;
+  for (const ir::Node* n : c.inputs) args.push_back(low.tensor(n->meta.sizes, n->meta.dtype));
+  for (const ir::Node* n : c.outputs) args.push_back(low.memref(n->meta.sizes, n->meta.dtype));
+  b.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, loc, name, FunctionType::get(ctx, args, {}));
+  fn->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    fn.setArgAttr(i, "bufferization.writable", BoolAttr::get(ctx, false));
+  Block* entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  std::unordered_map<const ir::Node*, Value> val;
+  for (size_t i = 0; i < c.inputs.size(); ++i) val[c.inputs[i]] = entry->getArgument(i);
+  auto value_of = [&](const ir::Node* n) -> Value {
+    auto it = val.find(n);
+    if (it != val.end()) return it->second;
+    // A Const leaf: an inline 0-d constant.
+    RankedTensorType t = low.tensor({}, n->meta.dtype);
+    Attribute a = is_floating(n->meta.dtype)
+                      ? Attribute(b.getFloatAttr(t.getElementType(), n->param_f))
+                      : Attribute(b.getIntegerAttr(t.getElementType(), n->param_i));
+    Value v = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(t, a));
+    val[n] = v;
+    return v;
+  };
+  for (const ir::Node* n : c.nodes) {
+    std::vector<Value> ops;
+    for (uint32_t i = 0; i < n->n_operands; ++i) ops.push_back(value_of(n->operands[i].get()));
+    val[n] = low.lower(n, ops);
+    if (!low.ok()) return false;
+  }
+  for (size_t i = 0; i < c.outputs.size(); ++i)
+    bufferization::MaterializeInDestinationOp::create(
+        b, loc, Type(), val.at(c.outputs[i]), entry->getArgument(c.inputs.size() + i), true, true);
+  func::ReturnOp::create(b, loc);
+  return true;
+}
+
+// ---- the executable
+struct Desc {
+  std::vector<int64_t> words;  // allocated, aligned, offset, sizes..., strides...
+};
+Desc describe(const Tensor& t) {
+  Desc d;
+  void* p = t.raw_data_ptr();
+  d.words.push_back(reinterpret_cast<int64_t>(p));
+  d.words.push_back(reinterpret_cast<int64_t>(p));
+  d.words.push_back(0);
+  for (int64_t s : t.sizes()) d.words.push_back(s);
+  for (int64_t s : t.strides()) d.words.push_back(s);
+  return d;
+}
+
+bool is_view_op(OpKind op) {
+  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
+         op == OpKind::Slice;
+}
+
+class MlirExecutable : public Executable {
+ public:
+  MlirExecutable(const ir::Graph& g, Schedule s, std::unique_ptr<ExecutionEngine> engine)
+      : sched_(std::move(s)), engine_(std::move(engine)) {
+    std::unordered_map<const ir::Node*, int32_t> idx;
+    for (const ir::Node* n : g.order) {
+      idx[n] = static_cast<int32_t>(nodes_.size());
+      NodeInfo info;
+      info.kind = n->kind;
+      info.op = n->op;
+      info.meta = n->meta;
+      info.attrs = n->attrs;
+      info.slot = n->slot;
+      info.cf = n->param_f;
+      info.ci = n->param_i;
+      for (uint32_t k = 0; k < n->n_operands; ++k) info.args.push_back(idx.at(n->operands[k].get()));
+      nodes_.push_back(std::move(info));
+    }
+    for (const ir::NodePtr& r : g.roots) roots_.push_back(idx.at(r.get()));
+    for (Schedule::Step& st : sched_.steps) {
+      Step s;
+      s.kind = st.kind;
+      if (st.kind == Schedule::Kind::Cluster) {
+        const Cluster& c = sched_.clusters[st.cluster];
+        for (const ir::Node* n : c.inputs) s.in.push_back(idx.at(n));
+        for (const ir::Node* n : c.outputs) s.out.push_back(idx.at(n));
+        auto fn = engine_->lookupPacked("_mlir_ciface_c" + std::to_string(st.cluster));
+        if (!fn) {
+          llvm::consumeError(fn.takeError());
+          ok_ = false;
+        } else {
+          s.fn = *fn;
+        }
+      } else {
+        s.node = idx.at(st.node);
+      }
+      steps_.push_back(std::move(s));
+    }
+  }
+  bool ok() const { return ok_; }
+
+  std::vector<Tensor> run(const RunArgs& args) override {
+    std::vector<Tensor> v(nodes_.size());
+    for (const Step& s : steps_) {
+      if (s.kind == Schedule::Kind::Cluster) {
+        run_cluster(s, v);
+        continue;
+      }
+      const NodeInfo& n = nodes_[s.node];
+      switch (n.kind) {
+        case ir::NodeKind::Data: v[s.node] = args.data.at(n.slot); break;
+        case ir::NodeKind::Param: v[s.node] = args.params.at(n.slot); break;
+        case ir::NodeKind::Const:
+          v[s.node] = make_eager({}, n.meta.dtype);
+          fill_kernel(v[s.node], n.cf, n.ci);
+          break;
+        case ir::NodeKind::Op: {
+          std::vector<Tensor> in;
+          for (int32_t a : n.args) in.push_back(v[a]);
+          OpAttrs attrs = n.attrs;
+          if (op_category(n.op) == OpCategory::Random) {
+            attrs.i[0] = in.at(0).item<int64_t>();
+            attrs.i[1] = in.at(1).item<int64_t>();
+            in.clear();
+          }
+          v[s.node] = eager_execute(n.op, in, attrs, n.meta);
+          break;
+        }
+      }
+    }
+    std::vector<Tensor> out;
+    for (size_t r = 0; r < roots_.size(); ++r) {
+      Tensor t = v[roots_[r]];
+      const NodeInfo& n = nodes_[roots_[r]];
+      bool own = n.kind == ir::NodeKind::Op && !is_view_op(n.op) && t.is_contiguous();
+      for (size_t q = 0; q < r && own; ++q) own = out[q].impl()->storage != t.impl()->storage;
+      for (const Tensor& d : args.data) own = own && d.impl()->storage != t.impl()->storage;
+      if (!own) {
+        Tensor c = make_eager(t.sizes(), t.dtype());
+        copy_into(c, t);
+        t = c;
+      }
+      out.push_back(t);
+    }
+    return out;
+  }
+
+ private:
+  struct NodeInfo {
+    ir::NodeKind kind;
+    OpKind op;
+    OpMeta meta;
+    OpAttrs attrs;
+    std::vector<int32_t> args;
+    int64_t slot = -1;
+    double cf = 0;
+    int64_t ci = 0;
+  };
+  struct Step {
+    Schedule::Kind kind;
+    int32_t node = -1;
+    std::vector<int32_t> in, out;
+    void (*fn)(void**) = nullptr;
+  };
+
+  void run_cluster(const Step& s, std::vector<Tensor>& v) {
+    std::vector<Desc> descs;
+    std::vector<Tensor> keep;
+    for (int32_t i : s.in) {
+      Tensor t = v[i];
+      if (!t.is_contiguous() || t.storage_offset() != 0) {  // identity layout expected
+        Tensor c = make_eager(t.sizes(), t.dtype());
+        copy_into(c, t);
+        t = c;
+      }
+      keep.push_back(t);
+      descs.push_back(describe(t));
+    }
+    for (int32_t o : s.out) {
+      v[o] = make_eager(nodes_[o].meta.sizes, nodes_[o].meta.dtype);
+      descs.push_back(describe(v[o]));
+    }
+    std::vector<void*> ptrs(descs.size()), args(descs.size());
+    for (size_t i = 0; i < descs.size(); ++i) {
+      ptrs[i] = descs[i].words.data();
+      args[i] = &ptrs[i];
+    }
+    s.fn(args.data());
+  }
+
+  Schedule sched_;
+  std::unique_ptr<ExecutionEngine> engine_;
+  std::vector<NodeInfo> nodes_;
+  std::vector<Step> steps_;
+  std::vector<int32_t> roots_;
+  bool ok_ = true;
+};
+
+class MlirBackend : public Backend {
+ public:
+  const char* name() const override { return "mlir"; }
+  bool supports(OpKind) const override { return true; }  // library steps run the rest
+
+  std::unique_ptr<Executable> compile(const ir::Graph& g) override {
+    // Compile time grows with the graph while a huge unrolled trace gains little from fusion:
+    // such graphs run on the interpreter (LT_MLIR_MAX_OPS, default 20000 ops).
+    static const size_t max_ops = [] {
+      const char* e = std::getenv("LT_MLIR_MAX_OPS");
+      return e && std::atoll(e) > 0 ? static_cast<size_t>(std::atoll(e)) : size_t{20000};
+    }();
+    if (g.op_count > max_ops) {
+      M::add("LargeGraphInterp");
+      return make_interp_backend()->compile(g);
+    }
+    Schedule s = partition(g);
+    Runtime& rt = runtime();
+    std::lock_guard<std::mutex> lock(rt.mu);
+    MLIRContext* ctx = rt.ctx.get();
+    std::string diag;
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic& d) {
+      llvm::raw_string_ostream os(diag);
+      os << d << "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
+    bool built = true;
+    for (size_t k = 0; k < s.clusters.size() && built; ++k)
+      built = build_cluster(ctx, *module, s.clusters[k], "c" + std::to_string(k));
+    auto fail = [&](const char* stage) -> std::unique_ptr<Executable> {
+      M::add("CompileFallback");
+      std::fprintf(stderr, "lazytensor: MLIR %s failed for graph %s; running it on interp (%s)\n",
+                   stage, ir::hash_hex(g.key).c_str(), diag.substr(0, 300).c_str());
+      return make_interp_backend()->compile(g);
+    };
+    if (!built || failed(verify(*module))) return fail("lowering");
+    dump("before", *module);
+    {
+      RewritePatternSet patterns(ctx);
+      populateMathPolynomialApproximationPatterns(patterns, [](StringRef) { return true; });
+      if (failed(applyPatternsGreedily(*module, std::move(patterns)))) return fail("math rewrite");
+    }
+    PassManager pm(ctx);
+    if (failed(parsePassPipeline(kPipeline, pm)) || failed(pm.run(*module)))
+      return fail("pass pipeline");
+    dump("after", *module);
+    auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!tmb) {
+      llvm::consumeError(tmb.takeError());
+      return fail("target detection");
+    }
+    auto tm = tmb->createTargetMachine();
+    if (!tm) {
+      llvm::consumeError(tm.takeError());
+      return fail("target machine");
+    }
+    ExecutionEngineOptions opts;
+    auto transformer = makeOptimizingTransformer(3, 0, tm->get());
+    opts.transformer = transformer;
+    opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+    auto engine = ExecutionEngine::create(*module, opts, std::move(*tm));
+    if (!engine) {
+      diag += llvm::toString(engine.takeError());
+      return fail("JIT");
+    }
+    M::add("MlirClusters", static_cast<int64_t>(s.clusters.size()));
+    auto exe = std::make_unique<MlirExecutable>(g, std::move(s), std::move(*engine));
+    if (!exe->ok()) return fail("symbol lookup");
+    return exe;
+  }
+
+ private:
+  static void dump(const char* when, ModuleOp m) {
+    static const char* path = std::getenv("LT_SAVE_IR");
+    static const char* fmt = std::getenv("LT_IR_FORMAT");
+    if (!path || !fmt || std::string(fmt) != "mlir") return;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Append);
+    if (ec) return;
+    os << "// MLIR " << when << " the pipeline\n";
+    m.print(os);
+    os << "\n";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_mlir_backend() { return std::make_unique<MlirBackend>(); }
+
+}  // namespace lt::backend

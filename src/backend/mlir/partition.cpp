@@ -1,0 +1,119 @@
+#include "backend/mlir/partition.h"
+
+#include "core/shape.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace lt::backend {
+
+namespace {
+constexpr size_t kMaxClusterNodes = 512;
+
+bool is_view_like(OpKind op) {
+  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
+         op == OpKind::Slice || op == OpKind::Copy;
+}
+}  // namespace
+
+bool is_fusible(const ir::Node* n) {
+  if (n->kind != ir::NodeKind::Op) return false;
+  // Empty tensors: nothing to compute, and linalg rejects maps over empty loop ranges.
+  if (numel_of(n->meta.sizes) == 0) return false;
+  for (uint32_t i = 0; i < n->n_operands; ++i)
+    if (numel_of(n->operands[i]->meta.sizes) == 0) return false;
+  switch (op_category(n->op)) {
+    case OpCategory::EwUnary:
+    case OpCategory::EwTernary:
+      return true;
+    case OpCategory::EwBinary:
+      return n->op != OpKind::Pow || is_floating(n->meta.compute);
+    case OpCategory::Reduction:
+      return n->op == OpKind::Sum || n->op == OpKind::Prod || n->op == OpKind::Amax ||
+             n->op == OpKind::Amin;
+    case OpCategory::Movement:
+      return is_view_like(n->op);
+    default:
+      return false;
+  }
+}
+
+Schedule partition(const ir::Graph& g) {
+  Schedule s;
+  std::unordered_map<const ir::Node*, std::vector<const ir::Node*>> users;
+  std::unordered_map<const ir::Node*, int> pending;
+  for (const ir::Node* n : g.order) {
+    std::unordered_set<const ir::Node*> seen;
+    int deps = 0;
+    for (uint32_t i = 0; i < n->n_operands; ++i) {
+      const ir::Node* c = n->operands[i].get();
+      if (!seen.insert(c).second) continue;
+      users[c].push_back(n);
+      if (c->kind == ir::NodeKind::Op) ++deps;
+    }
+    pending[n] = deps;
+  }
+  std::deque<const ir::Node*> fusible, library;
+  auto release = [&](const ir::Node* n) {
+    for (const ir::Node* u : users[n])
+      if (--pending[u] == 0) (is_fusible(u) ? fusible : library).push_back(u);
+  };
+  for (const ir::Node* n : g.order) {
+    if (n->kind != ir::NodeKind::Op) {
+      s.steps.push_back({Schedule::Kind::Leaf, n, -1});
+    } else if (pending[n] == 0) {
+      (is_fusible(n) ? fusible : library).push_back(n);
+    }
+  }
+  // Leaves' users were counted only for op operands, so nothing to release for them.
+  std::vector<const ir::Node*> cur;
+  auto close = [&] {
+    if (cur.empty()) return;
+    bool computes = std::any_of(cur.begin(), cur.end(),
+                                [](const ir::Node* n) { return !is_view_like(n->op); });
+    if (!computes) {  // views alone: cheaper as eager views than as a compiled copy
+      for (const ir::Node* n : cur) s.steps.push_back({Schedule::Kind::Library, n, -1});
+    } else {
+      s.steps.push_back({Schedule::Kind::Cluster, nullptr, static_cast<int>(s.clusters.size())});
+      s.clusters.push_back(Cluster{cur, {}, {}});
+    }
+    cur.clear();
+  };
+  while (!fusible.empty() || !library.empty()) {
+    if (!fusible.empty()) {
+      const ir::Node* n = fusible.front();
+      fusible.pop_front();
+      cur.push_back(n);
+      release(n);
+      if (cur.size() >= kMaxClusterNodes) close();  // bounds one function's compile time
+      continue;
+    }
+    close();
+    const ir::Node* n = library.front();
+    library.pop_front();
+    s.steps.push_back({Schedule::Kind::Library, n, -1});
+    release(n);
+  }
+  close();
+  // Inputs and outputs of each cluster.
+  std::unordered_set<const ir::Node*> roots;
+  for (const ir::NodePtr& r : g.roots) roots.insert(r.get());
+  for (Cluster& c : s.clusters) {
+    std::unordered_set<const ir::Node*> in(c.nodes.begin(), c.nodes.end()), seen;
+    for (const ir::Node* n : c.nodes) {
+      for (uint32_t i = 0; i < n->n_operands; ++i) {
+        const ir::Node* o = n->operands[i].get();
+        if (in.count(o) || o->kind == ir::NodeKind::Const || !seen.insert(o).second) continue;
+        c.inputs.push_back(o);
+      }
+      bool out = roots.count(n) > 0;
+      for (const ir::Node* u : users[n]) out = out || !in.count(u);
+      if (out) c.outputs.push_back(n);
+    }
+  }
+  return s;
+}
+
+}  // namespace lt::backend
