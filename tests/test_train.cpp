@@ -136,7 +136,9 @@ std::string slurp(const std::string& path) {
 }
 
 std::string temp_dir(const std::string& name) {
-  fs::path d = fs::path(::testing::TempDir()) / ("lt_train_" + name);
+  // Per process: CTest runs the tests of this file in parallel processes.
+  fs::path d = fs::path(::testing::TempDir()) /
+               ("lt_train_" + name + "_" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();

@@ -89,7 +89,7 @@ class Dims {
   void assign(const int64_t* p, size_t n) {
     size_ = 0;
     reserve(n);
-    std::memmove(data(), p, n * sizeof(int64_t));
+    if (n) std::memmove(data(), p, n * sizeof(int64_t));  // p may be null when n == 0
     size_ = n;
   }
   void assign(size_t n, int64_t v) {
