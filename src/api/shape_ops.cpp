@@ -35,12 +35,10 @@ Tensor with_dim(const Tensor& t, K op, int64_t dim, ArrayRef<Tensor> in) {
 
 Tensor Tensor::view(IntList sizes) const {
   Dims s = infer_size(sizes, numel(), "view");
-  if (device().is_cpu()) {
-    const TensorImpl& i = *impl();
-    LT_CHECK(view_strides(i.sizes, i.strides, s).has_value(), "view: shape ", shape_str(s),
-             " is not compatible with the input's layout (shape ", shape_str(i.sizes),
-             ", strides ", shape_str(i.strides), "); use reshape instead");
-  }
+  const TensorImpl& i = *impl();  // lazy tensors keep the strides eager would have
+  LT_CHECK(view_strides(i.sizes, i.strides, s).has_value(), "view: shape ", shape_str(s),
+           " is not compatible with the input's layout (shape ", shape_str(i.sizes), ", strides ",
+           shape_str(i.strides), "); use reshape instead");
   return reshape_to(*this, s);
 }
 Tensor Tensor::reshape(IntList sizes) const { return reshape_to(*this, infer_size(sizes, numel(), "reshape")); }

@@ -2,7 +2,9 @@
 // inputs' current values; view ops extend the view chain instead (they alias); scalars become
 // constants (0 and 1) or run-time parameters; an op the backend cannot lower falls back to the
 // eager kernel on materialized inputs. Also in-place substitution and the explicit transfers.
+#include <algorithm>
 #include <cstdlib>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <string>
@@ -149,6 +151,45 @@ Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m
   return out;
 }
 
+// A write through a chain with an expand (legal when the view repeats no memory location, e.g.
+// x.expand({3, 4}).select(1, 2)) has no step-by-step inverse: an expanded element may be written
+// through any one of its copies. So the base takes, for each of its elements, the view element
+// that aliases it (found by running the chain eagerly on 0, 1, ..., n - 1), or keeps its value.
+ir::NodePtr write_through_expand(const LazyData& d, ir::NodePtr v) {
+  const Dims& base_sizes = d.views.front().in_sizes;
+  const Dtype dt = d.views.front().in_dtype;
+  const int64_t n = numel_of(base_sizes);
+  Tensor pos = make_eager(base_sizes, kInt64);
+  std::iota(pos.data_ptr<int64_t>(), pos.data_ptr<int64_t>() + n, int64_t{0});
+  for (const ViewStep& s : d.views)
+    pos = eager_execute(s.op, {pos}, s.attrs, OpMeta{s.meta.sizes, kInt64, kInt64});
+  const int64_t m = pos.numel();
+  if (m == 0) return d.alias->value;
+  Tensor flat = make_eager({m}, kInt64), index = make_eager({n}, kInt64);
+  Tensor mask = make_eager({n}, kBool);
+  copy_into(flat, pos.reshape({m}));
+  const int64_t* f = flat.data_ptr<int64_t>();
+  int64_t* ix = index.data_ptr<int64_t>();
+  bool* mk = mask.data_ptr<bool>();
+  std::fill_n(ix, n, 0);
+  std::fill_n(mk, n, false);
+  for (int64_t k = 0; k < m; ++k) {
+    ix[f[k]] = k;
+    mk[f[k]] = true;
+  }
+  auto reshaped = [dt](ir::NodePtr x, Dims sizes) {
+    OpAttrs a;
+    a.ints = sizes;
+    return ir::make_op(OpKind::Reshape, OpMeta{sizes, dt, dt}, a, &x, 1);
+  };
+  ir::NodePtr gather[2] = {reshaped(std::move(v), Dims{m}), ir::make_data(index)};
+  const OpMeta flat_meta{Dims{n}, dt, dt};
+  ir::NodePtr where[3] = {ir::make_data(mask),
+                          ir::make_op(OpKind::Gather, flat_meta, OpAttrs{}, gather, 2),
+                          reshaped(d.alias->value, Dims{n})};
+  return reshaped(ir::make_op(OpKind::Where, flat_meta, OpAttrs{}, where, 3), base_sizes);
+}
+
 // In-place: the destination's alias gets a new value; through views, the base is rebuilt
 // with the inverse view ops (paper Figure 3).
 void assign(Tensor& dst, const Tensor& value_t) {
@@ -157,6 +198,12 @@ void assign(Tensor& dst, const Tensor& value_t) {
   ir::NodePtr v = value_of(value_t);
   if (d.views.empty()) {
     d.alias->value = std::move(v);
+    d.alias->generation++;
+    return;
+  }
+  if (std::any_of(d.views.begin(), d.views.end(),
+                  [](const ViewStep& s) { return s.op == OpKind::Expand; })) {
+    d.alias->value = write_through_expand(d, std::move(v));
     d.alias->generation++;
     return;
   }

@@ -130,6 +130,10 @@ class Plan : public Executable {
     if (is_elementwise(s.op) && s.op != OpKind::Cast) {
       for (int32_t a : s.args) {
         if (!donor[a] || buf_of_[a] != a || buf_last_[a] != static_cast<int32_t>(i)) continue;
+        // Another operand reading this buffer through a view would see the writes.
+        bool aliased = false;
+        for (int32_t b : s.args) aliased = aliased || (b != a && buf_of_[b] == a);
+        if (aliased) continue;
         const Tensor& d = vals[a];
         if (d.dtype() != s.meta.dtype || !d.sizes().equals(s.meta.sizes) || !d.is_contiguous())
           continue;

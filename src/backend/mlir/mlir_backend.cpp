@@ -79,7 +79,7 @@ const char* kPipeline =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,func.func(convert-linalg-to-loops),expand-strided-metadata,"
-    "lower-affine,convert-scf-to-cf,convert-math-to-libm,convert-to-llvm,"
+    "lower-affine,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
     "reconcile-unrealized-casts";
 
 // ---- lowering of one cluster
@@ -702,9 +702,12 @@ class MlirBackend : public Backend {
       populateMathPolynomialApproximationPatterns(patterns, [](StringRef) { return true; });
       if (failed(applyPatternsGreedily(*module, std::move(patterns)))) return fail("math rewrite");
     }
-    PassManager pm(ctx);
-    if (failed(parsePassPipeline(kPipeline, pm)) || failed(pm.run(*module)))
-      return fail("pass pipeline");
+    {
+      M::ScopedTimer t("MlirPassTime");
+      PassManager pm(ctx);
+      if (failed(parsePassPipeline(kPipeline, pm)) || failed(pm.run(*module)))
+        return fail("pass pipeline");
+    }
     dump("after", *module);
     auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!tmb) {
@@ -716,10 +719,17 @@ class MlirBackend : public Backend {
       llvm::consumeError(tm.takeError());
       return fail("target machine");
     }
+    // LLVM dominates compile time; LT_LLVM_OPT (0-3, default 2) trades it against code speed.
+    static const unsigned opt_level = [] {
+      const char* e = std::getenv("LT_LLVM_OPT");
+      return e && *e >= '0' && *e <= '3' ? static_cast<unsigned>(*e - '0') : 2u;
+    }();
     ExecutionEngineOptions opts;
-    auto transformer = makeOptimizingTransformer(3, 0, tm->get());
+    auto transformer = makeOptimizingTransformer(opt_level, 0, tm->get());
     opts.transformer = transformer;
-    opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+    opts.jitCodeGenOptLevel =
+        opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
+    M::ScopedTimer jit_timer("LlvmJitTime");
     auto engine = ExecutionEngine::create(*module, opts, std::move(*tm));
     if (!engine) {
       diag += llvm::toString(engine.takeError());
