@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "backend/mlir/partition.h"
+#include "backend/plan_node.h"
 #include "core/metrics.h"
 #include "core/tensor_impl.h"
 #include "eager/executor.h"
@@ -516,30 +517,12 @@ Desc describe(const Tensor& t) {
   return d;
 }
 
-bool is_view_op(OpKind op) {
-  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
-         op == OpKind::Slice;
-}
-
 class MlirExecutable : public Executable {
  public:
   MlirExecutable(const ir::Graph& g, Schedule s, std::unique_ptr<ExecutionEngine> engine)
-      : sched_(std::move(s)), engine_(std::move(engine)) {
+      : sched_(std::move(s)), engine_(std::move(engine)), nodes_(flatten(g, &roots_)) {
     std::unordered_map<const ir::Node*, int32_t> idx;
-    for (const ir::Node* n : g.order) {
-      idx[n] = static_cast<int32_t>(nodes_.size());
-      NodeInfo info;
-      info.kind = n->kind;
-      info.op = n->op;
-      info.meta = n->meta;
-      info.attrs = n->attrs;
-      info.slot = n->slot;
-      info.cf = n->param_f;
-      info.ci = n->param_i;
-      for (uint32_t k = 0; k < n->n_operands; ++k) info.args.push_back(idx.at(n->operands[k].get()));
-      nodes_.push_back(std::move(info));
-    }
-    for (const ir::NodePtr& r : g.roots) roots_.push_back(idx.at(r.get()));
+    for (size_t i = 0; i < g.order.size(); ++i) idx[g.order[i]] = static_cast<int32_t>(i);
     for (Schedule::Step& st : sched_.steps) {
       Step s;
       s.kind = st.kind;
@@ -569,32 +552,19 @@ class MlirExecutable : public Executable {
         run_cluster(s, v);
         continue;
       }
-      const NodeInfo& n = nodes_[s.node];
-      switch (n.kind) {
-        case ir::NodeKind::Data: v[s.node] = args.data.at(n.slot); break;
-        case ir::NodeKind::Param: v[s.node] = args.params.at(n.slot); break;
-        case ir::NodeKind::Const:
-          v[s.node] = make_eager({}, n.meta.dtype);
-          fill_kernel(v[s.node], n.cf, n.ci);
-          break;
-        case ir::NodeKind::Op: {
-          std::vector<Tensor> in;
-          for (int32_t a : n.args) in.push_back(v[a]);
-          OpAttrs attrs = n.attrs;
-          if (op_category(n.op) == OpCategory::Random) {
-            attrs.i[0] = in.at(0).item<int64_t>();
-            attrs.i[1] = in.at(1).item<int64_t>();
-            in.clear();
-          }
-          v[s.node] = eager_execute(n.op, in, attrs, n.meta);
-          break;
-        }
+      const PlanNode& n = nodes_[s.node];
+      if (n.kind != ir::NodeKind::Op) {
+        v[s.node] = leaf_value(n, args);
+      } else {
+        OpAttrs attrs;
+        std::vector<Tensor> in = op_inputs(n, v, &attrs);
+        v[s.node] = eager_execute(n.op, in, attrs, n.meta);
       }
     }
     std::vector<Tensor> out;
     for (size_t r = 0; r < roots_.size(); ++r) {
       Tensor t = v[roots_[r]];
-      const NodeInfo& n = nodes_[roots_[r]];
+      const PlanNode& n = nodes_[roots_[r]];
       bool own = n.kind == ir::NodeKind::Op && !is_view_op(n.op) && t.is_contiguous();
       for (size_t q = 0; q < r && own; ++q) own = out[q].impl()->storage != t.impl()->storage;
       for (const Tensor& d : args.data) own = own && d.impl()->storage != t.impl()->storage;
@@ -609,16 +579,6 @@ class MlirExecutable : public Executable {
   }
 
  private:
-  struct NodeInfo {
-    ir::NodeKind kind;
-    OpKind op;
-    OpMeta meta;
-    OpAttrs attrs;
-    std::vector<int32_t> args;
-    int64_t slot = -1;
-    double cf = 0;
-    int64_t ci = 0;
-  };
   struct Step {
     Schedule::Kind kind;
     int32_t node = -1;
@@ -653,9 +613,9 @@ class MlirExecutable : public Executable {
 
   Schedule sched_;
   std::unique_ptr<ExecutionEngine> engine_;
-  std::vector<NodeInfo> nodes_;
+  std::vector<int32_t> roots_;  // before nodes_: flatten() fills it in the initializer list
+  std::vector<PlanNode> nodes_;
   std::vector<Step> steps_;
-  std::vector<int32_t> roots_;
   bool ok_ = true;
 };
 

@@ -1,0 +1,55 @@
+#include "backend/plan_node.h"
+
+#include <unordered_map>
+
+#include "eager/kernels.h"
+#include "eager/tensor_util.h"
+
+namespace lt::backend {
+
+std::vector<PlanNode> flatten(const ir::Graph& g, std::vector<int32_t>* roots) {
+  std::unordered_map<const ir::Node*, int32_t> idx;
+  std::vector<PlanNode> nodes;
+  nodes.reserve(g.order.size());
+  for (const ir::Node* n : g.order) {
+    PlanNode p{n->kind, n->op, n->meta, n->attrs, {}, n->slot, n->param_f, n->param_i};
+    for (uint32_t k = 0; k < n->n_operands; ++k) p.args.push_back(idx.at(n->operands[k].get()));
+    idx[n] = static_cast<int32_t>(nodes.size());
+    nodes.push_back(std::move(p));
+  }
+  for (const ir::NodePtr& r : g.roots) roots->push_back(idx.at(r.get()));
+  return nodes;
+}
+
+Tensor leaf_value(const PlanNode& n, const RunArgs& args) {
+  switch (n.kind) {
+    case ir::NodeKind::Data: return args.data.at(n.slot);
+    case ir::NodeKind::Param: return args.params.at(n.slot);
+    default: {
+      Tensor c = make_eager({}, n.meta.dtype);
+      fill_kernel(c, n.cf, n.ci);
+      return c;
+    }
+  }
+}
+
+std::vector<Tensor> op_inputs(const PlanNode& n, const std::vector<Tensor>& values,
+                              OpAttrs* attrs) {
+  std::vector<Tensor> in;
+  in.reserve(n.args.size());
+  for (int32_t a : n.args) in.push_back(values[a]);
+  *attrs = n.attrs;
+  if (op_category(n.op) == OpCategory::Random) {
+    attrs->i[0] = in.at(0).item<int64_t>();
+    attrs->i[1] = in.at(1).item<int64_t>();
+    in.clear();
+  }
+  return in;
+}
+
+bool is_view_op(OpKind op) {
+  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
+         op == OpKind::Slice;
+}
+
+}  // namespace lt::backend

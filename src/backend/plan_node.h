@@ -1,0 +1,34 @@
+// What both executables keep of a graph node (no IR references, so a cached executable does
+// not pin the graph), and how a leaf or a library op runs on the eager kernels.
+#pragma once
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace lt::backend {
+
+struct PlanNode {
+  ir::NodeKind kind;
+  OpKind op;
+  OpMeta meta;
+  OpAttrs attrs;
+  std::vector<int32_t> args;  // indices of operand nodes
+  int64_t slot = -1;          // Data/Param: input slot
+  double cf = 0;              // Const value
+  int64_t ci = 0;
+};
+
+// g.order as PlanNodes (operands as indices into the result); roots as indices too.
+std::vector<PlanNode> flatten(const ir::Graph& g, std::vector<int32_t>* roots);
+
+// A leaf's value: an input buffer, a parameter, or a freshly made constant.
+Tensor leaf_value(const PlanNode& n, const RunArgs& args);
+
+// The op's inputs from `values` and its attributes; a random op's seed and offset arrive as
+// parameter operands and move back into the attributes.
+std::vector<Tensor> op_inputs(const PlanNode& n, const std::vector<Tensor>& values,
+                              OpAttrs* attrs);
+
+bool is_view_op(OpKind op);
+
+}  // namespace lt::backend
