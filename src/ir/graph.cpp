@@ -94,6 +94,10 @@ Graph build_graph(std::vector<NodePtr> roots) {
         if (c->mark != epoch) {
           c->mark = epoch;
           stack.push_back({c, 0});
+        } else {
+          // A second use: say which input or node it is, or stack({a, a, b}) and
+          // stack({a, b, b}) would share a key. (A DAG: a marked operand is finished.)
+          key = mix(key, (static_cast<uint64_t>(c->kind) << 48) ^ static_cast<uint64_t>(c->slot));
         }
         continue;
       }

@@ -1,6 +1,6 @@
 // A lazy graph ready to compile: the nodes reachable from the roots in topological order,
 // its distinct inputs (device data buffers and scalar parameters, in first-visit order) and
-// the cache key: root hashes + the pattern of which leaf visits share an input.
+// the cache key: root hashes + which input or node every operand edge reads.
 #pragma once
 #include <string>
 #include <vector>

@@ -125,20 +125,6 @@ int64_t max_pending() {
   return n;
 }
 
-// build_graph's key records the input of a leaf's first visit only, so graphs that differ in
-// which input a later use reads (stack({a, a, b}) and stack({a, b, b})) or in which earlier node
-// an operand is would share a cache entry. The key takes every operand edge too: leaves by input
-// slot, other nodes by their position in the graph's order.
-ir::Hash128 edge_key(const ir::Graph& g) {
-  ir::Hash128 k = g.key;
-  for (const ir::Node* n : g.order)
-    for (uint32_t i = 0; i < n->n_operands; ++i) {
-      const ir::Node* c = n->operands[i].get();
-      k = ir::mix(k, (static_cast<uint64_t>(c->kind) << 48) ^ static_cast<uint64_t>(c->slot));
-    }
-  return k;
-}
-
 }  // namespace
 
 void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
@@ -156,8 +142,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   std::vector<ir::NodePtr> roots;
   for (Alias* a : aliases) roots.push_back(a->value);
   ir::Graph g = ir::build_graph(std::move(roots));
-  const ir::Hash128 key =
-      ir::mix(edge_key(g), reinterpret_cast<uintptr_t>(&backend::active_backend()));
+  const ir::Hash128 key = ir::mix(g.key, reinterpret_cast<uintptr_t>(&backend::active_backend()));
   M::add("GraphNodes", static_cast<int64_t>(g.order.size()));
   std::shared_ptr<backend::Executable> exe = cache().find(key);
   if (exe) {
