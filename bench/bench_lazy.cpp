@@ -28,7 +28,7 @@ void BM_record_chain(benchmark::State& st) {
                                             benchmark::Counter::kIsIterationInvariantRate |
                                                 benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_record_chain)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_record_chain)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 void BM_record_mixed(benchmark::State& st) {  // binary op with a scalar, unary, reduction
   lt::Tensor x = lt::rand({8, 8}).to(kLazy);

@@ -362,3 +362,25 @@ TEST_F(Lazy, SaveIrAndDebugExplainRecompiles) {
 }
 
 }  // namespace
+
+// The backend can be switched at run time; each keeps its compiled graphs and both agree.
+TEST_F(Lazy, SwitchBackendAtRunTime) {
+  const std::string before = lt::lazy_backend();
+  lt::Tensor x = lt::rand({3, 5}).to(kLazy);
+  auto step = [&] { return ((x * 3.0f).exp() - x).sum(1).to_vector<float>(); };
+  lt::set_lazy_backend("interp");
+  EXPECT_EQ(lt::lazy_backend(), "interp");
+  std::vector<float> a = step();
+  lt::set_lazy_backend("mlir");
+  EXPECT_EQ(lt::lazy_backend(), "mlir");
+  std::vector<float> b = step();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5f * std::abs(a[i]));
+  lt::metrics::reset();
+  lt::set_lazy_backend("interp");
+  step();
+  EXPECT_EQ(lt::metrics::counter("CachedCompile"), 1);  // interp's plan is still cached
+  EXPECT_THROW(lt::set_lazy_backend("xla"), lt::Error);
+  EXPECT_EQ(lt::lazy_backend(), "interp");  // a bad name changes nothing
+  lt::set_lazy_backend(before);
+}

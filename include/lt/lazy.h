@@ -19,6 +19,12 @@ void sync(const std::vector<Tensor>& tensors);
 // Returns when every launched graph has finished.
 void wait_device_ops();
 
+// The lazy device's compiler: "mlir" (the default, or LT_BACKEND) or "interp" (runs graphs
+// with the eager kernels). Graphs compiled by each stay cached; switching does not recompile
+// what the other already compiled.
+void set_lazy_backend(const std::string& name);
+std::string lazy_backend();
+
 namespace debug {
 // The pending IR graph behind these tensors, in the paper's Figure 1 text form.
 std::string ir_text(const std::vector<Tensor>& tensors);

@@ -43,17 +43,19 @@ Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   Device dev = kCPU;
   bool first = true;
   for (const Tensor& t : in) {
-    if (!t.defined()) continue;
+    const TensorImpl* i = t.impl();
+    if (!i) {
+      LT_CHECK(op == OpKind::Conv2d, op_name(op), ": got an undefined tensor");
+      continue;
+    }
     if (first) {
-      dev = t.device();
+      dev = i->device;
       first = false;
-    } else if (t.device() != dev && !t.impl()->wrapped_number) {
-      throw_error(op_name(op), ": tensors on ", dev.str(), " and ", t.device().str(),
+    } else if (i->device != dev && !i->wrapped_number) {
+      throw_error(op_name(op), ": tensors on ", dev.str(), " and ", i->device.str(),
                   "; transfer explicitly with .to()");
     }
   }
-  for (const Tensor& t : in)
-    LT_CHECK(t.defined() || op == OpKind::Conv2d, op_name(op), ": got an undefined tensor");
   OpMeta m = infer_meta(op, in, a);
   Tensor r = dev.is_lazy() ? lazy_hooks().execute(op, in, a, m) : eager_execute(op, in, a, m);
   if (any_autograd(in) && autograd_hooks().needed(in)) autograd_hooks().record(op, in, a, r);

@@ -7,7 +7,7 @@
 
 namespace lt {
 
-Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a = {});
+Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a = kNoAttrs);
 // Same, for creation/random ops whose device comes from the attributes.
 Tensor call_on(Device d, OpKind op, const OpAttrs& a);
 
@@ -21,7 +21,7 @@ void check_writable(const Tensor& t, const char* what, const char* suffix = "");
 // Writes v (same shape and dtype) into self: lazy substitution or an eager copy.
 void assign_value(Tensor& self, const Tensor& v);
 // In-place: compute op(self, others...) and write it into self (checks shape and dtype).
-Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = {});
+Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = kNoAttrs);
 
 // Philox stream position: returns {seed, offset} and advances by n elements.
 std::pair<uint64_t, uint64_t> next_random(int64_t n);

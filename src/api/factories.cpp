@@ -134,7 +134,7 @@ Tensor from_blob(void* data, IntList sizes, IntList strides, const TensorOptions
            o.device().str(), "); call .to() afterwards");
   LT_CHECK(sizes.size() == strides.size(), "from_blob: sizes ", shape_str(sizes), " and strides ",
            shape_str(strides), " differ in length");
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = new_impl();
   impl->sizes = Dims(sizes);
   impl->strides = Dims(strides);
   impl->numel = numel_of(sizes);

@@ -91,7 +91,7 @@ Meta& ensure_meta(const Tensor& t) {
 
 Tensor detached(const Tensor& t) {
   const TensorImpl& s = *t.impl();
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = new_impl();
   impl->sizes = s.sizes;
   impl->strides = s.strides;
   impl->offset = s.offset;

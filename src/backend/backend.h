@@ -34,6 +34,7 @@ class Backend {
 
 // LT_BACKEND=mlir (default) or interp, chosen once per process.
 Backend& active_backend();
+void set_active_backend(const std::string& name);  // "mlir" or "interp"
 std::unique_ptr<Backend> make_interp_backend();
 std::unique_ptr<Backend> make_mlir_backend();
 

@@ -19,10 +19,10 @@ class Dims {
   Dims(std::initializer_list<int64_t> l) { assign(l.begin(), l.size()); }
   Dims(IntList l) { assign(l.data(), l.size()); }
   Dims(const std::vector<int64_t>& v) { assign(v.data(), v.size()); }
-  Dims(const Dims& o) { assign(o.data(), o.size()); }
+  Dims(const Dims& o) { copy_from(o); }
   Dims(Dims&& o) noexcept { move_from(o); }
   Dims& operator=(const Dims& o) {
-    if (this != &o) assign(o.data(), o.size());
+    if (this != &o) copy_from(o);
     return *this;
   }
   Dims& operator=(Dims&& o) noexcept {
@@ -98,6 +98,14 @@ class Dims {
     std::fill(data(), data() + n, v);
     size_ = n;
   }
+  // Inline contents are copied whole (a fixed-size copy the compiler turns into a few vector
+  // moves): shapes are copied on every recorded op.
+  void copy_from(const Dims& o) {
+    if (o.heap_) return assign(o.heap_, o.size_);
+    if (heap_) release();
+    std::memcpy(inline_, o.inline_, sizeof inline_);
+    size_ = o.size_;
+  }
   void release() {
     delete[] heap_;
     heap_ = nullptr;
@@ -112,7 +120,7 @@ class Dims {
       o.heap_ = nullptr;
     } else {
       heap_ = nullptr;
-      std::memcpy(inline_, o.inline_, size_ * sizeof(int64_t));
+      std::memcpy(inline_, o.inline_, sizeof inline_);
     }
     o.size_ = 0;
     o.cap_ = kInline;

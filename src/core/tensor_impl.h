@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/dims.h"
+#include "core/pool.h"
 #include "core/storage.h"
 #include "lt/device.h"
 #include "lt/dtype.h"
@@ -53,5 +54,10 @@ struct TensorImpl {
     return static_cast<char*>(storage->data) + offset * static_cast<int64_t>(dtype_size(dtype));
   }
 };
+
+// A new handle, allocated from the small-object pool (one per op result: keep it cheap).
+inline std::shared_ptr<TensorImpl> new_impl() {
+  return std::allocate_shared<TensorImpl>(pool::Allocator<TensorImpl>());
+}
 
 }  // namespace lt

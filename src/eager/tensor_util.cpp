@@ -5,7 +5,7 @@
 namespace lt {
 
 Tensor make_eager(IntList sizes, Dtype dtype) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = new_impl();
   impl->sizes = Dims(sizes);
   impl->strides = contiguous_strides(sizes);
   impl->numel = numel_of(sizes);
@@ -16,7 +16,7 @@ Tensor make_eager(IntList sizes, Dtype dtype) {
 }
 
 Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = new_impl();
   impl->sizes = Dims(sizes);
   impl->strides = Dims(strides);
   impl->numel = numel_of(sizes);

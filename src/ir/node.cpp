@@ -1,6 +1,8 @@
 #include "ir/node.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -8,7 +10,47 @@
 namespace lt::ir {
 namespace {
 
-std::atomic<int64_t> g_live{0};
+// Live-node count for diagnostics, kept per thread with plain loads and stores (an atomic
+// read-modify-write per node would cost more than the rest of making one); exiting threads
+// fold theirs into g_retired.
+struct LiveCount {
+  int64_t n;  // written by its thread only; read by live_nodes() with atomic loads
+  bool registered, gone;
+};
+__attribute__((tls_model("initial-exec"))) thread_local LiveCount t_live;
+std::mutex g_live_mu;
+std::vector<LiveCount*>& live_counts() {
+  static auto* v = new std::vector<LiveCount*>();
+  return *v;
+}
+std::atomic<int64_t> g_retired{0};
+struct LiveReaper {
+  bool armed = false;
+  ~LiveReaper() {
+    std::lock_guard<std::mutex> g(g_live_mu);
+    g_retired.fetch_add(t_live.n, std::memory_order_relaxed);
+    auto& v = live_counts();
+    v.erase(std::find(v.begin(), v.end(), &t_live));
+    t_live.gone = true;
+    t_live.registered = false;
+  }
+};
+thread_local LiveReaper t_live_reaper;
+
+void live_add(int64_t d) {
+  LiveCount& c = t_live;
+  if (!c.registered) {
+    if (c.gone) {
+      g_retired.fetch_add(d, std::memory_order_relaxed);
+      return;
+    }
+    std::lock_guard<std::mutex> g(g_live_mu);
+    live_counts().push_back(&c);
+    c.registered = true;
+    t_live_reaper.armed = true;  // its destructor folds this thread's count at exit
+  }
+  __atomic_store_n(&c.n, c.n + d, __ATOMIC_RELAXED);
+}
 
 Hash128 hash_header(NodeKind k, OpKind op, const OpMeta& m) {
   Hash128 h{0x243F6A8885A308D3ull, 0x13198A2E03707344ull};
@@ -26,8 +68,10 @@ uint64_t bits(double f) {
 }
 
 Node* new_node() {
-  g_live.fetch_add(1, std::memory_order_relaxed);
-  return new Node();
+  live_add(1);
+  Node* n = new Node;
+  n->refs.store(1, std::memory_order_relaxed);  // the NodePtr the builder returns (adopted)
+  return n;  // default-init: the members have initializers; no zeroing pass
 }
 
 }  // namespace
@@ -39,19 +83,31 @@ std::string hash_hex(Hash128 h) {
   return b;
 }
 
-void NodePtr::reset() {
-  Node* n = n_;
-  n_ = nullptr;
-  if (!n || n->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  // Iterative teardown: operands whose count drops to zero join the work list.
-  std::vector<Node*> work{n};
-  while (!work.empty()) {
-    Node* d = work.back();
-    work.pop_back();
+void NodePtr::destroy(Node* n) {
+  // Iterative teardown: operands whose count drops to zero join the work list (a small
+  // inline stack; a wide fan-in spills to the heap).
+  Node* inline_work[32];
+  std::vector<Node*> spill;
+  size_t top = 0;
+  inline_work[top++] = n;
+  int64_t freed = 0;
+  while (top > 0 || !spill.empty()) {
+    Node* d;
+    if (!spill.empty()) {
+      d = spill.back();
+      spill.pop_back();
+    } else {
+      d = inline_work[--top];
+    }
     for (uint32_t i = 0; i < d->n_operands; ++i) {
       Node* c = d->operands[i].n_;
       d->operands[i].n_ = nullptr;
-      if (c && c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) work.push_back(c);
+      if (c && release_ref(c)) {
+        if (top < 32)
+          inline_work[top++] = c;
+        else
+          spill.push_back(c);
+      }
     }
     if (d->operands != d->inline_ops()) {
       delete[] d->operands;
@@ -59,11 +115,25 @@ void NodePtr::reset() {
       for (uint32_t i = 0; i < d->n_operands; ++i) d->operands[i].~NodePtr();
     }
     delete d;
-    g_live.fetch_sub(1, std::memory_order_relaxed);
+    ++freed;
   }
+  live_add(-freed);
 }
 
 NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, const NodePtr* operands,
+                size_t n) {
+  Node* raw[Node::kInlineOps];
+  std::vector<Node*> many;
+  Node** p = raw;
+  if (n > Node::kInlineOps) {
+    many.resize(n);
+    p = many.data();
+  }
+  for (size_t i = 0; i < n; ++i) p[i] = operands[i].get();
+  return make_op(op, meta, attrs, p, n);
+}
+
+NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, Node* const* operands,
                 size_t n) {
   Node* node = new_node();
   node->kind = NodeKind::Op;
@@ -76,7 +146,7 @@ NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, const NodeP
     for (size_t i = 0; i < n; ++i) new (&node->operands[i]) NodePtr(operands[i]);
   } else {
     node->operands = new NodePtr[n];
-    for (size_t i = 0; i < n; ++i) node->operands[i] = operands[i];
+    for (size_t i = 0; i < n; ++i) node->operands[i] = NodePtr(operands[i]);
   }
   Hash128 h = hash_header(NodeKind::Op, op, meta);
   h = mix(h, attrs.ints.size());
@@ -90,7 +160,7 @@ NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, const NodeP
     h = mix(h, operands[i]->hash.hi);
   }
   node->hash = h;
-  return NodePtr(node);
+  return NodePtr::adopt(node);
 }
 
 NodePtr make_data(const Tensor& buffer) {
@@ -99,7 +169,7 @@ NodePtr make_data(const Tensor& buffer) {
   node->meta = OpMeta{Dims(buffer.sizes()), buffer.dtype(), buffer.dtype()};
   node->data = buffer;
   node->hash = hash_header(NodeKind::Data, OpKind::Scalar, node->meta);
-  return NodePtr(node);
+  return NodePtr::adopt(node);
 }
 
 NodePtr make_param(Dtype dtype, double f, int64_t i) {
@@ -109,7 +179,7 @@ NodePtr make_param(Dtype dtype, double f, int64_t i) {
   node->param_f = f;
   node->param_i = i;
   node->hash = hash_header(NodeKind::Param, OpKind::Scalar, node->meta);  // value not hashed
-  return NodePtr(node);
+  return NodePtr::adopt(node);
 }
 
 NodePtr make_const(Dtype dtype, double f, int64_t i) {
@@ -120,9 +190,14 @@ NodePtr make_const(Dtype dtype, double f, int64_t i) {
   node->param_i = i;
   node->hash = mix(hash_header(NodeKind::Const, OpKind::Scalar, node->meta),
                    bits(f) ^ static_cast<uint64_t>(i));
-  return NodePtr(node);
+  return NodePtr::adopt(node);
 }
 
-int64_t live_nodes() { return g_live.load(std::memory_order_relaxed); }
+int64_t live_nodes() {
+  std::lock_guard<std::mutex> g(g_live_mu);
+  int64_t total = g_retired.load(std::memory_order_relaxed);
+  for (const LiveCount* c : live_counts()) total += __atomic_load_n(&c->n, __ATOMIC_RELAXED);
+  return total;
+}
 
 }  // namespace lt::ir

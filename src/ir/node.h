@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/pool.h"
 #include "lt/tensor.h"
 #include "ops/shape_rules.h"
 
@@ -38,7 +39,7 @@ enum class NodeKind : uint8_t {
 
 class NodePtr;
 
-struct Node {
+struct Node : pool::Pooled {
   NodeKind kind = NodeKind::Op;
   OpKind op = OpKind::Scalar;
   OpMeta meta;  // sizes, dtype, compute dtype
@@ -65,6 +66,12 @@ class NodePtr {
   explicit NodePtr(Node* n) : n_(n) {
     if (n_) n_->refs.fetch_add(1, std::memory_order_relaxed);
   }
+  // Takes over a reference already counted (a new node starts with one).
+  static NodePtr adopt(Node* n) {
+    NodePtr p;
+    p.n_ = n;
+    return p;
+  }
   NodePtr(const NodePtr& o) : NodePtr(o.n_) {}
   NodePtr(NodePtr&& o) noexcept : n_(o.n_) { o.n_ = nullptr; }
   NodePtr& operator=(const NodePtr& o) {
@@ -77,17 +84,30 @@ class NodePtr {
     return *this;
   }
   ~NodePtr() { reset(); }
-  void reset();
+  void reset() {
+    Node* n = n_;
+    n_ = nullptr;
+    if (n && release_ref(n)) destroy(n);
+  }
   Node* get() const { return n_; }
   Node* operator->() const { return n_; }
   Node& operator*() const { return *n_; }
   explicit operator bool() const { return n_ != nullptr; }
 
  private:
+  // Drops one reference; true when it was the last. The sole owner skips the atomic
+  // read-modify-write (nobody else can be copying a pointer only we hold).
+  static bool release_ref(Node* n) {
+    return n->refs.load(std::memory_order_acquire) == 1 ||
+           n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
+  }
+  static void destroy(Node* n);  // frees n and every operand whose count reaches zero
   Node* n_ = nullptr;
 };
 
 // Builders. Operand hashes, shapes and attributes are folded into the new node's hash.
+NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, Node* const* operands,
+                size_t n);
 NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, const NodePtr* operands,
                 size_t n);
 NodePtr make_data(const Tensor& buffer);

@@ -1,4 +1,5 @@
 // The public lazy-runtime functions of include/lt/lazy.h.
+#include "backend/backend.h"
 #include "core/check.h"
 #include "core/metrics.h"
 #include "ir/graph.h"
@@ -13,14 +14,14 @@ void mark_step(const Device& device, bool) {
   LT_CHECK(device.is_lazy(), "mark_step: expected the lazy device, got ", device.str());
   metrics_impl::add("MarkStep");
   std::vector<lazy::Alias*> all;
-  std::lock_guard<std::recursive_mutex> lock(lazy::device_mutex());
+  std::lock_guard<lazy::DeviceMutex> lock(lazy::device_mutex());
   lazy::for_each_alias([&](lazy::Alias* a) { all.push_back(a); });
   lazy::sync_aliases(all, true);
 }
 
 void sync(const std::vector<Tensor>& tensors) {
   std::vector<lazy::Alias*> aliases;
-  std::lock_guard<std::recursive_mutex> lock(lazy::device_mutex());
+  std::lock_guard<lazy::DeviceMutex> lock(lazy::device_mutex());
   for (const Tensor& t : tensors)
     if (t.defined() && t.device().is_lazy()) aliases.push_back(lazy::lazy_of(t).alias.get());
   lazy::sync_aliases(aliases, false);
@@ -28,10 +29,17 @@ void sync(const std::vector<Tensor>& tensors) {
 
 void wait_device_ops() {}  // graphs run synchronously: nothing is in flight here
 
+void set_lazy_backend(const std::string& name) {
+  std::lock_guard<lazy::DeviceMutex> lock(lazy::device_mutex());  // not while a graph runs
+  backend::set_active_backend(name);
+}
+
+std::string lazy_backend() { return backend::active_backend().name(); }
+
 namespace {
 ir::Graph pending_graph(const std::vector<Tensor>& tensors) {
   std::vector<ir::NodePtr> roots;
-  std::lock_guard<std::recursive_mutex> lock(lazy::device_mutex());
+  std::lock_guard<lazy::DeviceMutex> lock(lazy::device_mutex());
   for (const Tensor& t : tensors) {
     LT_CHECK(t.defined() && t.device().is_lazy(), "ir_text: expected lazy tensors, got a ",
              t.defined() ? t.device().str() : std::string("undefined"), " tensor");

@@ -1,6 +1,8 @@
 // The DeviceContextArena: the live aliases of the lazy device, as an intrusive list in
 // creation order (no allocation per tensor; deterministic order for cache keys).
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "core/check.h"
 #include "core/shape.h"
@@ -13,18 +15,36 @@ Alias* g_tail = nullptr;
 std::atomic<uint64_t> g_next_id{1};
 }  // namespace
 
-std::recursive_mutex& device_mutex() {
-  static std::recursive_mutex* m = new std::recursive_mutex();
+DeviceMutex& device_mutex() {
+  static DeviceMutex* m = new DeviceMutex();
   return *m;
+}
+
+void DeviceMutex::lock_slow(const void* me) {
+  for (int spins = 0;; ++spins) {
+    const void* none = nullptr;
+    if (owner_.load(std::memory_order_relaxed) == nullptr &&
+        owner_.compare_exchange_weak(none, me, std::memory_order_acquire)) {
+      depth_ = 1;
+      return;
+    }
+    // The holder may be compiling for seconds: back off from spinning to sleeping.
+    if (spins < 64)
+      __builtin_ia32_pause();
+    else if (spins < 1024)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
 }
 
 Alias* arena_head() { return g_head; }
 
 std::shared_ptr<Alias> new_alias(ir::NodePtr value) {
-  auto a = std::make_shared<Alias>();
+  auto a = std::allocate_shared<Alias>(pool::Allocator<Alias>());
   a->id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   a->value = std::move(value);
-  std::lock_guard<std::recursive_mutex> g(device_mutex());
+  std::lock_guard<DeviceMutex> g(device_mutex());
   a->prev = g_tail;
   if (g_tail)
     g_tail->next = a.get();
@@ -35,7 +55,7 @@ std::shared_ptr<Alias> new_alias(ir::NodePtr value) {
 }
 
 Alias::~Alias() {
-  std::lock_guard<std::recursive_mutex> g(device_mutex());
+  std::lock_guard<DeviceMutex> g(device_mutex());
   if (prev)
     prev->next = next;
   else if (g_head == this)
@@ -52,10 +72,17 @@ LazyData& lazy_of(const Tensor& t) {
 }
 
 Tensor make_lazy(ir::NodePtr value, Device d) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->sizes = value->meta.sizes;
-  impl->strides = contiguous_strides(impl->sizes);
-  impl->numel = numel_of(impl->sizes);
+  auto impl = new_impl();
+  const Dims& sizes = value->meta.sizes;
+  impl->sizes = sizes;
+  impl->strides = sizes;  // the eager layout: contiguous (computed here, on every op)
+  int64_t acc = 1, numel = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    impl->strides[i] = acc;
+    acc *= sizes[i] > 1 ? sizes[i] : 1;
+    numel *= sizes[i];
+  }
+  impl->numel = numel;
   impl->dtype = value->meta.dtype;
   impl->device = d;
   auto ld = std::make_unique<LazyData>();
@@ -64,15 +91,15 @@ Tensor make_lazy(ir::NodePtr value, Device d) {
   return Tensor(std::move(impl));
 }
 
-ir::NodePtr value_of(const Tensor& t) {
+const ir::NodePtr& value_of(const Tensor& t) {
   LazyData& ld = lazy_of(t);
   if (ld.views.empty()) return ld.alias->value;
   if (ld.cached && ld.cached_gen == ld.alias->generation) return ld.cached;
   ir::NodePtr v = ld.alias->value;
   for (const ViewStep& s : ld.views) v = ir::make_op(s.op, s.meta, s.attrs, &v, 1);
-  ld.cached = v;
+  ld.cached = std::move(v);
   ld.cached_gen = ld.alias->generation;
-  return v;
+  return ld.cached;
 }
 
 }  // namespace lt::lazy

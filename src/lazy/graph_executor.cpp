@@ -120,7 +120,7 @@ std::atomic<int64_t> g_pending_ops{0};
 int64_t max_pending() {
   static const int64_t n = [] {
     const char* e = std::getenv("LT_MAX_PENDING_OPS");
-    return e && std::atoll(e) > 0 ? std::atoll(e) : int64_t{100000};
+    return e && std::atoll(e) > 0 ? std::atoll(e) : int64_t{200000};
   }();
   return n;
 }
@@ -128,7 +128,7 @@ int64_t max_pending() {
 }  // namespace
 
 void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
-  std::lock_guard<std::recursive_mutex> lock(device_mutex());
+  std::lock_guard<DeviceMutex> lock(device_mutex());
   std::vector<Alias*> aliases;
   // Pending = an op to compute. A scalar leaf is not work for the barrier (it would only copy
   // a host number); an explicit sync or observation does materialize it.
@@ -197,7 +197,7 @@ void note_recorded_op() {
   // Huge trace with no barrier: cut it here (evaluate every live tensor, no donation).
   M::add("AutoCut");
   std::vector<Alias*> all;
-  std::lock_guard<std::recursive_mutex> lock(device_mutex());
+  std::lock_guard<DeviceMutex> lock(device_mutex());
   for_each_alias([&](Alias* a) { all.push_back(a); });
   sync_aliases(all, false);
 }

@@ -4,11 +4,13 @@
 // reading a view re-derives it from the current base, and an in-place write through a view
 // rebuilds the base with the inverse view ops.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
+#include <mutex>  // std::lock_guard
 #include <vector>
 
+#include "core/pool.h"
 #include "core/tensor_impl.h"
 #include "ir/node.h"
 
@@ -32,7 +34,7 @@ struct ViewStep {
   Dtype in_dtype;
 };
 
-struct LazyData final : LazyPayload {
+struct LazyData final : LazyPayload, pool::Pooled {
   std::shared_ptr<Alias> alias;
   std::vector<ViewStep> views;
   ir::NodePtr cached;  // value of the view chain for alias->generation == cached_gen
@@ -45,8 +47,38 @@ struct LazyData final : LazyPayload {
   }
 };
 
-// The device's lock: guards alias values, the arena list and graph execution.
-std::recursive_mutex& device_mutex();
+// The device's lock: guards alias values, the arena list and graph execution. Recursive
+// (a sync runs inside recording paths); uncontended it is one compare-and-swap, because every
+// recorded op takes it.
+class DeviceMutex {
+ public:
+  void lock() {
+    const void* me = self();
+    if (owner_.load(std::memory_order_relaxed) == me) {
+      ++depth_;
+      return;
+    }
+    const void* none = nullptr;
+    if (owner_.compare_exchange_strong(none, me, std::memory_order_acquire)) {
+      depth_ = 1;
+      return;
+    }
+    lock_slow(me);
+  }
+  void unlock() {
+    if (--depth_ == 0) owner_.store(nullptr, std::memory_order_release);
+  }
+
+ private:
+  static const void* self() {  // a per-thread address
+    __attribute__((tls_model("initial-exec"))) static thread_local char tag;
+    return &tag;
+  }
+  void lock_slow(const void* me);
+  std::atomic<const void*> owner_{nullptr};
+  int64_t depth_ = 0;  // touched only by the owner
+};
+DeviceMutex& device_mutex();
 
 // Arena: register/unregister live aliases; `for_each_alias` walks them in creation order.
 std::shared_ptr<Alias> new_alias(ir::NodePtr value);
@@ -56,7 +88,8 @@ Alias* arena_head();
 
 LazyData& lazy_of(const Tensor& t);
 // The tensor's current value (applying its view chain). Caller holds device_mutex().
-ir::NodePtr value_of(const Tensor& t);
+// The reference stays valid while the lock is held and the tensor is alive.
+const ir::NodePtr& value_of(const Tensor& t);
 // A new lazy tensor whose alias holds `value` (contiguous, no views).
 Tensor make_lazy(ir::NodePtr value, Device d);
 

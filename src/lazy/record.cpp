@@ -3,9 +3,9 @@
 // constants (0 and 1) or run-time parameters; an op the backend cannot lower falls back to the
 // eager kernel on materialized inputs. Also in-place substitution and the explicit transfers.
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <numeric>
-#include <set>
 #include <sstream>
 #include <string>
 
@@ -27,20 +27,20 @@ bool is_view_op(OpKind op) {
          op == OpKind::Slice;
 }
 
-const std::set<OpKind>& forced_fallback() {
-  static const std::set<OpKind> s = [] {
-    std::set<OpKind> r;
+// Ops that LT_FORCE_FALLBACK sends to the eager kernels (a table: checked on every op).
+bool forced_fallback(OpKind op) {
+  static const std::array<bool, kNumOps> forced = [] {
+    std::array<bool, kNumOps> r{};
     const char* e = std::getenv("LT_FORCE_FALLBACK");
     if (!e) return r;
     std::stringstream ss(e);
     std::string name;
     while (std::getline(ss, name, ','))
       for (int k = 0; k < kNumOps; ++k)
-        if (name == "all" || name == op_name(static_cast<OpKind>(k)))
-          r.insert(static_cast<OpKind>(k));
+        if (name == "all" || name == op_name(static_cast<OpKind>(k))) r[k] = true;
     return r;
   }();
-  return s;
+  return forced[static_cast<int>(op)];
 }
 
 // Eager strides this view would have, so lazy views agree with eager about contiguity and
@@ -78,7 +78,7 @@ Dims view_result_strides(OpKind op, const TensorImpl& x, const OpAttrs& a, const
 Tensor make_view_tensor(const Tensor& base, OpKind op, const OpAttrs& a, const OpMeta& m,
                         Dims strides) {
   const LazyData& src = lazy_of(base);
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = new_impl();
   impl->sizes = m.sizes;
   impl->strides = std::move(strides);
   impl->numel = numel_of(m.sizes);
@@ -107,7 +107,7 @@ Tensor fallback(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& 
 Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m) {
   const Device dev = in.empty() ? a.device : in[0].device();
   if (is_view_op(op)) {
-    std::lock_guard<std::recursive_mutex> g(device_mutex());
+    std::lock_guard<DeviceMutex> g(device_mutex());
     bool viewable = true;
     Dims st = view_result_strides(op, *in[0].impl(), a, m, &viewable);
     if (viewable) return make_view_tensor(in[0], op, a, m, std::move(st));
@@ -123,28 +123,35 @@ Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m
                              : ir::make_param(a.dtype, a.f, a.i[0]),
                      dev);
   }
-  if (forced_fallback().count(op) || !backend::active_backend().supports(op))
+  if (forced_fallback(op) || !backend::active_backend().supports(op))
     return fallback(op, in, a, m);
-  ir::NodePtr ops[8];
+  ir::NodePtr params[2];  // a random op's seed and offset
+  ir::Node* ops[8];        // borrowed: the inputs' values, alive while the lock is held
   size_t n = 0;
-  OpAttrs attrs = a;
+  const OpAttrs* attrs = &a;
+  OpAttrs random_attrs;
   Tensor out;
   {
-    std::lock_guard<std::recursive_mutex> g(device_mutex());
+    std::lock_guard<DeviceMutex> g(device_mutex());
     if (op_category(op) == OpCategory::Random) {
       // Seed and offset are run-time parameters: a new stream position never recompiles.
-      ops[n++] = ir::make_param(kInt64, static_cast<double>(a.i[0]), a.i[0]);
-      ops[n++] = ir::make_param(kInt64, static_cast<double>(a.i[1]), a.i[1]);
-      attrs.i[0] = attrs.i[1] = 0;
+      params[0] = ir::make_param(kInt64, static_cast<double>(a.i[0]), a.i[0]);
+      params[1] = ir::make_param(kInt64, static_cast<double>(a.i[1]), a.i[1]);
+      ops[n++] = params[0].get();
+      ops[n++] = params[1].get();
+      random_attrs = a;
+      random_attrs.i[0] = random_attrs.i[1] = 0;
+      attrs = &random_attrs;
     }
-    std::vector<ir::NodePtr> many;
     if (in.size() + n > 8) {
-      for (const Tensor& t : in) many.push_back(value_of(t));
-      out = make_lazy(ir::make_op(op, m, attrs, many.data(), many.size()), dev);
+      std::vector<ir::Node*> many(ops, ops + n);
+      for (const Tensor& t : in)
+        if (t.defined()) many.push_back(value_of(t).get());
+      out = make_lazy(ir::make_op(op, m, *attrs, many.data(), many.size()), dev);
     } else {
       for (const Tensor& t : in)
-        if (t.defined()) ops[n++] = value_of(t);
-      out = make_lazy(ir::make_op(op, m, attrs, ops, n), dev);
+        if (t.defined()) ops[n++] = value_of(t).get();
+      out = make_lazy(ir::make_op(op, m, *attrs, ops, n), dev);
     }
   }
   note_recorded_op();
@@ -193,7 +200,7 @@ ir::NodePtr write_through_expand(const LazyData& d, ir::NodePtr v) {
 // In-place: the destination's alias gets a new value; through views, the base is rebuilt
 // with the inverse view ops (paper Figure 3).
 void assign(Tensor& dst, const Tensor& value_t) {
-  std::lock_guard<std::recursive_mutex> g(device_mutex());
+  std::lock_guard<DeviceMutex> g(device_mutex());
   LazyData& d = lazy_of(dst);
   ir::NodePtr v = value_of(value_t);
   if (d.views.empty()) {
@@ -258,7 +265,7 @@ Tensor to_cpu(const Tensor& t) {
   Tensor e;
   std::vector<ViewStep> views;
   {
-    std::lock_guard<std::recursive_mutex> g(device_mutex());
+    std::lock_guard<DeviceMutex> g(device_mutex());
     e = ld.alias->value->data;
     views = ld.views;
   }

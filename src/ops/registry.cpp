@@ -47,4 +47,6 @@ AutogradHooks& autograd_hooks() {
   return h;
 }
 
+const OpAttrs kNoAttrs{};
+
 }  // namespace lt

@@ -53,5 +53,7 @@ struct OpAttrs {
   Dtype dtype = kFloat32;
   Device device;
 };
+// The attributes of an op that has none (a shared instance: no construction per op).
+extern const OpAttrs kNoAttrs;
 
 }  // namespace lt
