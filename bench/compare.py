@@ -31,7 +31,7 @@ from xml.sax.saxutils import escape
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-LT_SYSTEMS = ("lt_eager", "lt_interp", "lt_mlir")
+LT_SYSTEMS = ("lt_eager", "lt_interp", "lt_mlir", "cblas")  # cblas: the matmul reference
 TORCH_SYSTEMS = ("torch_eager", "torch_lazy")
 SYSTEMS = LT_SYSTEMS + TORCH_SYSTEMS
 # The lazytensor figure a ratio uses: compiled if there, else eager, else interp.

@@ -384,3 +384,23 @@ TEST_F(Lazy, SwitchBackendAtRunTime) {
   EXPECT_EQ(lt::lazy_backend(), "interp");  // a bad name changes nothing
   lt::set_lazy_backend(before);
 }
+
+// MLIR: slices at offset 0 with step 1 (how attention splits its packed q/k/v projection)
+// compile; MLIR once rejected them and the graph ran on interp instead.
+TEST_F(Lazy, MlirCompilesSlicesFromTheStart) {
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  lt::Tensor w = lt::rand({12, 5});
+  auto f = [](const lt::Tensor& t) {
+    std::vector<lt::Tensor> qkv = t.chunk(3, 0);
+    return qkv[0] * 2.0f + qkv[1] - qkv[2].slice(1, 0, 5, 2).sum(1, true) + t.slice(0, 0, 8, 2);
+  };
+  lt::metrics::reset();
+  lt::Tensor lazy = f(w.to(kLazy));
+  lt::mark_step();
+  EXPECT_EQ(lt::metrics::counter("CompileFallback"), 0);
+  std::vector<float> a = f(w).to_vector<float>(), b = lazy.to_vector<float>();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5f);
+  lt::set_lazy_backend(before);
+}

@@ -62,6 +62,12 @@ int64_t get(const std::string& name) {
   return jt != reg().timers.end() ? jt->second.count : 0;
 }
 
+int64_t total_ns(const std::string& timer) {
+  std::lock_guard<std::mutex> g(reg().mu);
+  auto it = reg().timers.find(timer);
+  return it != reg().timers.end() ? it->second.total_ns : 0;
+}
+
 std::string report() {
   std::lock_guard<std::mutex> g(reg().mu);
   std::string out = "Counters:\n";

@@ -10,6 +10,7 @@ void add(const std::string& name, int64_t delta = 1);
 void set(const std::string& name, int64_t value);
 void add_time(const std::string& name, int64_t ns);
 int64_t get(const std::string& name);
+int64_t total_ns(const std::string& timer);  // 0 if never timed
 std::string report();
 void reset();
 

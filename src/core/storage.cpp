@@ -98,6 +98,10 @@ Stats stats() {
   std::lock_guard<std::mutex> g(cache().mu);
   return cache().st;
 }
+void reset_peak() {
+  std::lock_guard<std::mutex> g(cache().mu);
+  cache().st.peak_live_bytes = cache().st.live_bytes;
+}
 void empty_cache() {
   Cache& c = cache();
   std::lock_guard<std::mutex> g(c.mu);

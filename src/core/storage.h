@@ -27,6 +27,7 @@ struct Stats {
 };
 Stats stats();
 void empty_cache();
+void reset_peak();
 }  // namespace allocator
 
 }  // namespace lt

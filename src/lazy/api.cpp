@@ -57,6 +57,9 @@ std::string ir_dot(const std::vector<Tensor>& tensors) { return ir::to_dot(pendi
 namespace metrics {
 std::string report() { return metrics_impl::report(); }
 int64_t counter(const std::string& name) { return metrics_impl::get(name); }
+double timer_ms(const std::string& name) {
+  return static_cast<double>(metrics_impl::total_ns(name)) / 1e6;
+}
 void reset() { metrics_impl::reset(); }
 }  // namespace metrics
 

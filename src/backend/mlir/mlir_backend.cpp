@@ -412,12 +412,17 @@ class Lowering {
         return copy_with(AffineMap::get(R, 0, ex, ctx_));
       }
       case OpKind::Slice: {
+        // tensor.extract_slice, not a generic with an offset map: a slice starting at 0 with
+        // step 1 would give the identity map, and linalg would take the loop range from the
+        // (larger) input. It also bufferizes to a view, without a copy.
+        std::vector<OpFoldResult> off, size, step;
         for (unsigned d = 0; d < R; ++d) {
-          AffineExpr e = getAffineDimExpr(d, ctx_);
-          if (static_cast<int64_t>(d) == n->attrs.i[0]) e = e * n->attrs.i[3] + n->attrs.i[1];
-          ex.push_back(e);
+          const bool sliced = static_cast<int64_t>(d) == n->attrs.i[0];
+          off.push_back(b_.getIndexAttr(sliced ? n->attrs.i[1] : 0));
+          size.push_back(b_.getIndexAttr(os[d]));
+          step.push_back(b_.getIndexAttr(sliced ? n->attrs.i[3] : 1));
         }
-        return copy_with(AffineMap::get(R, 0, ex, ctx_));
+        return tensor::ExtractSliceOp::create(b_, loc_, in, off, size, step);
       }
       case OpKind::Reshape: {
         // Inserting or dropping size-1 dims is a projection; anything else walks the linear
@@ -685,6 +690,10 @@ class MlirBackend : public Backend {
       return e && *e >= '0' && *e <= '3' ? static_cast<unsigned>(*e - '0') : 2u;
     }();
     ExecutionEngineOptions opts;
+    // memrefCopy: bufferization copies strided views (a slice to an output) through it.
+    static const llvm::SmallVector<llvm::StringRef, 1> libs = {
+        "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"};
+    opts.sharedLibPaths = libs;
     auto transformer = makeOptimizingTransformer(opt_level, 0, tm->get());
     opts.transformer = transformer;
     opts.jitCodeGenOptLevel =

@@ -1,0 +1,105 @@
+// Training steps on every system (lt_eager, lt_interp, lt_mlir; naming contract in
+// bench_util.h), with the same models and shapes as bench/torch_bench.py:
+//   mlp_step: MLP 784-256-10, batch 64, cross_entropy, backward, SGD (steps/s);
+//   transformer_step: TransformerEncoderLayer(256, 4 heads, ff 1024), 128 tokens x batch 16,
+//     loss mean(out^2), backward, Adam (steps/s);
+//   peak_rss_*: how much the resident set grows over setup while training (MB; run each in its
+//     own process, as compare.py does), plus tensor_peak_MB: the peak of live tensor buffers
+//     in steady-state steps (lt::memory), the figure donation lowers.
+// Compiles happen in warm-up steps, outside the timed loop.
+// Run: ./build/bench/bench_train
+#include "bench_util.h"
+
+namespace {
+
+using ltb::Sys;
+
+struct Mlp {
+  lt::nn::Sequential m{lt::nn::Linear(784, 256), lt::nn::ReLU(), lt::nn::Linear(256, 10)};
+  std::unique_ptr<lt::optim::SGD> opt;
+  lt::Tensor x, y;
+  explicit Mlp(lt::Device d) {
+    m->to(d);
+    opt = std::make_unique<lt::optim::SGD>(m->parameters(), lt::optim::SGDOptions(0.01));
+    x = lt::randn({64, 784}).to(d);
+    y = lt::randint(0, 10, {64}).to(d);
+    lt::mark_step();
+  }
+  void step() {
+    opt->zero_grad();
+    lt::cross_entropy(m->forward(x), y).backward();
+    opt->step();  // on lazy: ends with mark_step
+  }
+};
+
+struct Transformer {
+  lt::nn::TransformerEncoderLayer layer{
+      lt::nn::TransformerEncoderLayerOptions(256, 4).dim_feedforward(1024)};
+  std::unique_ptr<lt::optim::Adam> opt;
+  lt::Tensor x;
+  explicit Transformer(lt::Device d) {
+    layer->to(d);
+    layer->train();
+    opt = std::make_unique<lt::optim::Adam>(layer->parameters(), lt::optim::AdamOptions(1e-3));
+    x = lt::randn({128, 16, 256}).to(d);
+    lt::mark_step();
+  }
+  void step() {
+    opt->zero_grad();
+    lt::Tensor out = layer->forward(x);
+    (out * out).mean().backward();
+    opt->step();
+  }
+};
+
+template <typename Model>
+void train_step(benchmark::State& st, Sys s, int warmup) {
+  const lt::Device d = ltb::enter(s);
+  lt::manual_seed(0);
+  Model model(d);
+  for (int i = 0; i < warmup; ++i) model.step();
+  for (auto _ : st) model.step();
+  lt::wait_device_ops();
+  ltb::rate_value(st, "steps/s");
+}
+
+template <typename Model>
+void peak_rss(benchmark::State& st, Sys s, int warmup, int steps) {
+  const lt::Device d = ltb::enter(s);
+  lt::manual_seed(0);
+  for (auto _ : st) {
+    Model model(d);
+    const double base = ltb::proc_status_mb("VmRSS");
+    ltb::reset_peak_rss();
+    for (int i = 0; i < warmup; ++i) model.step();
+    lt::memory::reset_peak();
+    for (int i = 0; i < steps; ++i) model.step();
+    lt::wait_device_ops();
+    st.counters["value"] = ltb::proc_status_mb("VmHWM") - base;
+    st.counters["peak_rss_MB"] = ltb::proc_status_mb("VmHWM");
+    st.counters["tensor_peak_MB"] = static_cast<double>(lt::memory::peak_bytes()) / (1 << 20);
+  }
+  st.SetLabel("MB");
+}
+
+const bool registered = [] {
+  ltb::add("mlp_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<Mlp>(st, s, 3); },
+           [](auto* b) { b->Unit(benchmark::kMillisecond); });
+  ltb::add(
+      "transformer_step", ltb::kAll,
+      [](benchmark::State& st, Sys s) { train_step<Transformer>(st, s, 2); },
+      [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
+  ltb::add(
+      "peak_rss_mlp_step", ltb::kAll,
+      [](benchmark::State& st, Sys s) { peak_rss<Mlp>(st, s, 3, 20); },
+      [](auto* b) { b->Iterations(1)->Unit(benchmark::kMillisecond); });
+  ltb::add(
+      "peak_rss_transformer_step", ltb::kAll,
+      [](benchmark::State& st, Sys s) { peak_rss<Transformer>(st, s, 2, 5); },
+      [](auto* b) { b->Iterations(1)->Unit(benchmark::kMillisecond); });
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();
