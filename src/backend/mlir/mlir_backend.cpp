@@ -4,6 +4,7 @@
 // steps (matmul, conv, pooling, indexing, ...) run the eager kernels between clusters. All MLIR
 // includes of the project live in this file.
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -18,6 +19,7 @@
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -82,6 +84,38 @@ const char* kPipeline =
     "buffer-deallocation-pipeline,func.func(convert-linalg-to-loops),expand-strided-metadata,"
     "lower-affine,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
     "reconcile-unrealized-casts";
+
+// LLVM's O2 pipeline took ~1 s on an MLP training-step module (inlining, unrolling, SLP over
+// 17 small functions) for code no faster than this short list, which keeps what our loops need:
+// clean-up, loop-invariant motion and the loop vectorizer (the polynomial math vectorizes).
+// LT_LLVM_PIPELINE overrides it ("" = LLVM's standard O2).
+const std::string& llvm_pipeline() {
+  static const std::string p = [] {
+    const char* e = std::getenv("LT_LLVM_PIPELINE");
+    return std::string(e ? e
+                         : "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,"
+                           "loop-simplify,lcssa,loop-mssa(loop-rotate,licm),indvars,"
+                           "loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg)");
+  }();
+  return p;
+}
+
+llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  if (llvm::Error e = pb.parsePassPipeline(mpm, llvm_pipeline())) return e;
+  mpm.run(*m, mam);
+  return llvm::Error::success();
+}
 
 // ---- lowering of one cluster
 class Lowering {
@@ -694,10 +728,19 @@ class MlirBackend : public Backend {
     static const llvm::SmallVector<llvm::StringRef, 1> libs = {
         "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"};
     opts.sharedLibPaths = libs;
-    auto transformer = makeOptimizingTransformer(opt_level, 0, tm->get());
+    std::function<llvm::Error(llvm::Module*)> transformer;
+    if (opt_level == 2 && !llvm_pipeline().empty())
+      transformer = [machine = tm->get()](llvm::Module* m) { return run_llvm_pipeline(m, machine); };
+    else
+      transformer = makeOptimizingTransformer(opt_level, 0, tm->get());
     opts.transformer = transformer;
+    static const int cg_level = [] {
+      const char* e = std::getenv("LT_LLVM_CG");
+      return e && *e >= '0' && *e <= '3' ? *e - '0' : -1;
+    }();
     opts.jitCodeGenOptLevel =
-        opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
+        cg_level >= 0 ? static_cast<llvm::CodeGenOptLevel>(cg_level)
+        : opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
     M::ScopedTimer jit_timer("LlvmJitTime");
     auto engine = ExecutionEngine::create(*module, opts, std::move(*tm));
     if (!engine) {
