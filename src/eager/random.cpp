@@ -21,23 +21,34 @@ void random_kernel(OpKind op, uint64_t seed, uint64_t offset, int64_t low, int64
   const int64_t n = out.numel();
   LT_DISPATCH(out.dtype(), T, {
     T* p = static_cast<T*>(out.raw_data_ptr());
+    // Element i of a float uniform stream is word i % 4 of Philox block i / 4 (a normal pair
+    // shares one block): each block is computed once, and a chunk boundary inside a block
+    // gives the same values as a whole block.
     parallel_for(n, 16384, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        if (op == OpKind::Uniform) {
-          if constexpr (std::is_same_v<T, double>) {
-            auto r = philox4x32(seed, offset + static_cast<uint64_t>(i));
-            p[i] = uniform_double(r[0], r[1]);
-          } else {
-            auto r = philox4x32(seed, offset + static_cast<uint64_t>(i / 4));
-            p[i] = static_cast<T>(uniform_float(r[i % 4]));
-          }
-        } else if (op == OpKind::Normal) {
+      if (op == OpKind::Uniform && !std::is_same_v<T, double>) {
+        for (int64_t i = b; i < e;) {
+          auto r = philox4x32(seed, offset + static_cast<uint64_t>(i / 4));
+          for (int64_t j = i % 4; j < 4 && i < e; ++j, ++i)
+            p[i] = static_cast<T>(uniform_float(r[j]));
+        }
+        return;
+      }
+      if (op == OpKind::Normal) {
+        for (int64_t i = b; i < e;) {
           auto r = philox4x32(seed, offset + static_cast<uint64_t>(i / 2));
           double u1 = 1.0 - uniform_double(r[0], r[1]);  // (0, 1]
           double u2 = uniform_double(r[2], r[3]);
           double rad = std::sqrt(-2.0 * std::log(u1));
           double th = 6.283185307179586 * u2;
-          p[i] = static_cast<T>(i % 2 == 0 ? rad * std::cos(th) : rad * std::sin(th));
+          for (int64_t j = i % 2; j < 2 && i < e; ++j, ++i)
+            p[i] = static_cast<T>(j == 0 ? rad * std::cos(th) : rad * std::sin(th));
+        }
+        return;
+      }
+      for (int64_t i = b; i < e; ++i) {
+        if (op == OpKind::Uniform) {  // double: one block per element
+          auto r = philox4x32(seed, offset + static_cast<uint64_t>(i));
+          p[i] = static_cast<T>(uniform_double(r[0], r[1]));
         } else {
           auto r = philox4x32(seed, offset + static_cast<uint64_t>(i));
           uint64_t v = (static_cast<uint64_t>(r[0]) << 32) | r[1];
