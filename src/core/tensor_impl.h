@@ -29,6 +29,9 @@ struct VersionCounter {
 };
 
 struct TensorImpl {
+  // User-provided, so make_shared's value-initialization does not zero the whole object
+  // before the member initializers run (one handle per op result).
+  TensorImpl() noexcept {}
   Dims sizes;
   Dims strides;  // eager only (elements, not bytes)
   int64_t offset = 0;

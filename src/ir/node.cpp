@@ -52,7 +52,7 @@ void live_add(int64_t d) {
   __atomic_store_n(&c.n, c.n + d, __ATOMIC_RELAXED);
 }
 
-Hash128 hash_header(NodeKind k, OpKind op, const OpMeta& m) {
+inline __attribute__((always_inline)) Hash128 hash_header(NodeKind k, OpKind op, const OpMeta& m) {
   Hash128 h{0x243F6A8885A308D3ull, 0x13198A2E03707344ull};
   h = mix(h, static_cast<uint64_t>(k) | (static_cast<uint64_t>(op) << 8) |
                  (static_cast<uint64_t>(m.dtype) << 24) | (static_cast<uint64_t>(m.compute) << 32));
@@ -67,7 +67,7 @@ uint64_t bits(double f) {
   return b;
 }
 
-Node* new_node() {
+inline __attribute__((always_inline)) Node* new_node() {
   live_add(1);
   Node* n = new Node;
   n->refs.store(1, std::memory_order_relaxed);  // the NodePtr the builder returns (adopted)

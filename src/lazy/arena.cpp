@@ -12,7 +12,6 @@ namespace lt::lazy {
 namespace {
 Alias* g_head = nullptr;
 Alias* g_tail = nullptr;
-std::atomic<uint64_t> g_next_id{1};
 }  // namespace
 
 DeviceMutex& device_mutex() {
@@ -42,7 +41,6 @@ Alias* arena_head() { return g_head; }
 
 std::shared_ptr<Alias> new_alias(ir::NodePtr value) {
   auto a = std::allocate_shared<Alias>(pool::Allocator<Alias>());
-  a->id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   a->value = std::move(value);
   std::lock_guard<DeviceMutex> g(device_mutex());
   a->prev = g_tail;
@@ -91,7 +89,7 @@ Tensor make_lazy(ir::NodePtr value, Device d) {
   return Tensor(std::move(impl));
 }
 
-const ir::NodePtr& value_of(const Tensor& t) {
+const ir::NodePtr& value_of_views(const Tensor& t) {
   LazyData& ld = lazy_of(t);
   if (ld.views.empty()) return ld.alias->value;
   if (ld.cached && ld.cached_gen == ld.alias->generation) return ld.cached;

@@ -193,7 +193,10 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
 }
 
 void note_recorded_op() {
-  if (g_pending_ops.fetch_add(1, std::memory_order_relaxed) + 1 < max_pending()) return;
+  // Called with the device lock held, so a plain increment (no atomic read-modify-write).
+  const int64_t n = g_pending_ops.load(std::memory_order_relaxed) + 1;
+  g_pending_ops.store(n, std::memory_order_relaxed);
+  if (n < max_pending()) return;
   // Huge trace with no barrier: cut it here (evaluate every live tensor, no donation).
   M::add("AutoCut");
   std::vector<Alias*> all;

@@ -17,7 +17,7 @@
 namespace lt::lazy {
 
 struct Alias {
-  uint64_t id = 0;
+  Alias() noexcept {}  // no zeroing pass before the initializers (see TensorImpl)
   ir::NodePtr value;
   uint64_t generation = 0;
   // Intrusive list of the device's live aliases (the DeviceContextArena), in creation order.
@@ -89,7 +89,12 @@ Alias* arena_head();
 LazyData& lazy_of(const Tensor& t);
 // The tensor's current value (applying its view chain). Caller holds device_mutex().
 // The reference stays valid while the lock is held and the tensor is alive.
-const ir::NodePtr& value_of(const Tensor& t);
+const ir::NodePtr& value_of_views(const Tensor& t);  // general case: applies the view chain
+inline const ir::NodePtr& value_of(const Tensor& t) {
+  const auto* ld = static_cast<const LazyData*>(t.impl() ? t.impl()->lazy.get() : nullptr);
+  if (ld && ld->views.empty()) return ld->alias->value;  // a plain tensor: its alias's value
+  return value_of_views(t);
+}
 // A new lazy tensor whose alias holds `value` (contiguous, no views).
 Tensor make_lazy(ir::NodePtr value, Device d);
 

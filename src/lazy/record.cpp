@@ -153,8 +153,8 @@ Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m
         if (t.defined()) ops[n++] = value_of(t).get();
       out = make_lazy(ir::make_op(op, m, *attrs, ops, n), dev);
     }
+    note_recorded_op();
   }
-  note_recorded_op();
   return out;
 }
 

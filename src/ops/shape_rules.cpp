@@ -65,8 +65,15 @@ OpMeta unary(OpKind op, const Tensor& x, const OpAttrs& a) {
 OpMeta binary(OpKind op, ArrayRef<Tensor> in) {
   const char* name = op_name(op);
   OpMeta m;
-  m.sizes = broadcast_shape(in[0].sizes(), in[1].sizes(), name);
-  m.compute = result_type(in);
+  const TensorImpl *x = in[0].impl(), *y = in[1].impl();
+  if (x && y && x->dtype == y->dtype && x->sizes == y->sizes && !x->wrapped_number &&
+      !y->wrapped_number) {
+    m.sizes = x->sizes;  // the common case, decided without the general rules
+    m.compute = x->dtype;
+  } else {
+    m.sizes = broadcast_shape(in[0].sizes(), in[1].sizes(), name);
+    m.compute = result_type(in);
+  }
   m.dtype = m.compute;
   if (is_compare(op) || is_logical(op)) {
     m.dtype = kBool;
