@@ -361,6 +361,76 @@ TEST_F(Lazy, SaveIrAndDebugExplainRecompiles) {
   EXPECT_NE(dbg.str().find("input 0: f32[64,784] -> f32[65,784]"), std::string::npos) << dbg.str();
 }
 
+
+// ---- golden tests of the emitted MLIR (issue: x*y+z, softmax, matmul+bias+relu). The child
+// dumps the MLIR before and after the pipeline for three graphs; the parent compares the
+// lowering ("before") with tests/golden/*.mlir and checks what the pipeline made of it.
+// LT_UPDATE_GOLDEN=1 rewrites the golden files after an intended change of the lowering.
+TEST(LazyChild, MlirGolden) {
+  if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of MlirGoldenModules";
+  lt::manual_seed(0);
+  lt::Tensor x = lt::rand({4, 8}).to(kLazy), y = lt::rand({4, 8}).to(kLazy),
+             z = lt::rand({8}).to(kLazy), w = lt::rand({8, 3}).to(kLazy),
+             b = lt::rand({3}).to(kLazy);
+  lt::mark_step();
+  lt::Tensor r1 = x * y + z;  // z broadcasts over rows
+  lt::mark_step();
+  lt::Tensor r2 = lt::softmax(x, 1);
+  lt::mark_step();
+  lt::Tensor r3 = lt::relu(lt::matmul(x, w) + b);
+  lt::mark_step();
+}
+
+std::vector<std::string> mlir_sections(const std::string& dump, const std::string& marker) {
+  std::vector<std::string> out;
+  for (size_t p = dump.find(marker); p != std::string::npos; p = dump.find(marker, p + 1)) {
+    size_t start = dump.find('\n', p) + 1;
+    size_t end = dump.find("// MLIR ", start);
+    out.push_back(dump.substr(start, end == std::string::npos ? std::string::npos : end - start));
+  }
+  return out;
+}
+
+TEST_F(Lazy, MlirGoldenModules) {
+  const std::string dir = ::testing::TempDir(), dump_path = dir + "/golden_dump.mlir";
+  std::remove(dump_path.c_str());
+  const std::string cmd = "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_IR_FORMAT=mlir LT_SAVE_IR=" +
+                          dump_path + " /proc/" + std::to_string(getpid()) +
+                          "/exe --gtest_filter=LazyChild.MlirGolden > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::stringstream ss;
+  ss << std::ifstream(dump_path).rdbuf();
+  const std::vector<std::string> before = mlir_sections(ss.str(), "// MLIR before the pipeline");
+  const std::vector<std::string> after = mlir_sections(ss.str(), "// MLIR after the pipeline");
+  ASSERT_EQ(before.size(), 3u) << ss.str();
+  ASSERT_EQ(after.size(), 3u);
+  const std::string golden_dir = std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
+                                 "/golden/";
+  const char* names[] = {"mul_add_broadcast", "softmax", "matmul_bias_relu"};
+  for (int k = 0; k < 3; ++k) {
+    const std::string path = golden_dir + names[k] + ".mlir";
+    if (std::getenv("LT_UPDATE_GOLDEN")) std::ofstream(path) << before[k];
+    std::stringstream g;
+    g << std::ifstream(path).rdbuf();
+    EXPECT_EQ(before[k], g.str()) << "lowering of " << names[k] << " changed; if intended, rerun "
+                                  << "with LT_UPDATE_GOLDEN=1 and review the diff of " << path;
+    // The pipeline leaves LLVM dialect only: every linalg/tensor op was lowered.
+    EXPECT_EQ(after[k].find("linalg."), std::string::npos) << after[k];
+    EXPECT_EQ(after[k].find("tensor."), std::string::npos) << after[k];
+    EXPECT_NE(after[k].find("llvm.func"), std::string::npos);
+  }
+  // x*y+z: one function of two generics, fused by the pipeline into one 2-d loop nest (two
+  // loop back-edge branches; unfused there would be four).
+  EXPECT_EQ(count(before[0], "func.func"), 1);
+  EXPECT_EQ(count(before[0], "linalg.generic"), 2);
+  EXPECT_EQ(count(after[0], "llvm.cond_br"), 2) << after[0];
+  // exp in softmax becomes a polynomial (no call to a libm expf).
+  EXPECT_EQ(after[1].find("@expf"), std::string::npos) << after[1];
+  // matmul runs as a library step (OpenBLAS): only bias + relu are compiled.
+  EXPECT_EQ(before[2].find("linalg.matmul"), std::string::npos);
+  EXPECT_NE(before[2].find("arith.select"), std::string::npos) << before[2];  // relu
+}
+
 }  // namespace
 
 // The backend can be switched at run time; each keeps its compiled graphs and both agree.
