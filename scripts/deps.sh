@@ -4,7 +4,7 @@
 # sees one stable set of packages.
 set -euo pipefail
 PKGS=(build-essential g++ cmake ninja-build pkg-config zlib1g-dev
-      libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
+      libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev libomp-dev libgloo-dev
       libmlir-22-dev mlir-22-tools llvm-22-dev
       dataset-fashion-mnist graphviz)
 missing=()

@@ -2598,6 +2598,32 @@ void sweep_large(Sweep& s) {
   }
 }
 
+// all_reduce in a world of one (lt::dist with rank 0 of 1, no peers): every reduce op is the
+// identity, so this checks the registry op's plumbing (shape rule, eager kernel through the dist
+// hook, a library step on the lazy backends, in-place write-back through views). The reduction
+// across real processes is tested in test_dist.cpp.
+void sweep_all_reduce(Sweep& s) {
+  lt::dist::InitOptions one;
+  one.rank = 0;
+  one.world_size = 1;
+  lt::dist::ProcessGroupGuard pg(one);
+  const std::vector<lt::dist::ReduceOp> ops = {lt::dist::ReduceOp::Sum, lt::dist::ReduceOp::Mean,
+                                               lt::dist::ReduceOp::Max, lt::dist::ReduceOp::Min,
+                                               lt::dist::ReduceOp::Product};
+  for (int trial = 0; trial < s.trials; ++trial) {
+    const lt::dist::ReduceOp op = s.pick(ops);
+    const bool mean = op == lt::dist::ReduceOp::Mean;
+    Input x = s.input(s.shape(trial), s.pick(mean ? kFloatDtypes : kNumericDtypes));
+    run_case(describe("all_reduce", {&x}, "op " + std::to_string(static_cast<int>(op))), [&] {
+      // An expanded input is not writable in place: reduce a copy of it then.
+      lt::Tensor t = x.layout == Layout::kExpanded ? x.t.clone() : x.t;
+      lt::dist::all_reduce(t, op);
+      expect_match(t, x.ref, kExact, s.dev);
+    });
+  }
+  s.cover("all_reduce");
+}
+
 // ============================================================================ the suite
 
 using SweepFn = void (*)(Sweep&);
@@ -2638,6 +2664,7 @@ const std::vector<std::pair<std::string, SweepFn>>& all_sweeps() {
       {"SplitChunkRepeat", sweep_split_chunk_repeat},
       {"WriteThroughViews", sweep_write_through_views},
       {"LargeTensors", sweep_large},
+      {"AllReduce", sweep_all_reduce},
   };
   return v;
 }
@@ -2701,6 +2728,7 @@ LT_SWEEP_TEST(Attention)
 LT_SWEEP_TEST(SplitChunkRepeat)
 LT_SWEEP_TEST(WriteThroughViews)
 LT_SWEEP_TEST(LargeTensors)
+LT_SWEEP_TEST(AllReduce)
 
 // Registry ops that no public API function records on this device, each with the reason.
 // Keep this list short and honest: an op leaves it as soon as a sweep can reach it.

@@ -1,5 +1,12 @@
 // lt-train: trains a model on Fashion-MNIST (Debian's dataset-fashion-mnist) with the same code
 // on the eager `cpu` device or the compiled `lazy` device. Run with --help for the flags.
+// --nproc N trains data-parallel: N worker processes (this program again, with RANK/WORLD_SIZE/
+// MASTER_ADDR/MASTER_PORT set), each on its slice of every global batch, gradients averaged by
+// lt::nn::parallel::DistributedDataParallel.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +22,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <lt/data.h>
@@ -27,6 +35,7 @@ using Clock = std::chrono::steady_clock;
 struct Args {
   std::string model = "mlp", device = "lazy", optim = "adam", data_dir, out_dir = ".";
   int64_t epochs = 2, batch_size = 64, seed = 0, threads = 0, max_steps = -1, compare_steps = 50;
+  int64_t nproc = 1;
   double lr = 1e-3;
   bool compare = false, quiet = false;
 };
@@ -35,10 +44,13 @@ const char* kUsage =
     "usage: lt-train [--model mlp|cnn|transformer] [--device lazy|cpu] [--epochs N]\n"
     "                [--batch-size N] [--lr X] [--optim adam|sgd] [--seed N] [--threads N]\n"
     "                [--data-dir DIR] [--out-dir DIR] [--max-steps N] [--compare [--compare-steps N]]\n"
-    "                [--quiet]\n"
+    "                [--quiet] [--nproc N]\n"
     "Trains on Fashion-MNIST (default dir: the Debian package dataset-fashion-mnist).\n"
     "Writes <out-dir>/loss_<model>_<device>.csv and .svg (the loss curve).\n"
-    "--compare runs the first steps on both devices and prints their speed side by side.\n";
+    "--compare runs the first steps on both devices and prints their speed side by side.\n"
+    "--nproc N trains data-parallel in N processes on this machine (each takes batch-size/N of\n"
+    "every batch). Across machines, run one lt-train per rank with RANK, WORLD_SIZE, MASTER_ADDR\n"
+    "and MASTER_PORT set (LT_DIST_TIMEOUT: seconds, default 60).\n";
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::cerr << "lt-train: " << msg << "\n" << kUsage;
@@ -107,6 +119,8 @@ Args parse(int argc, char** argv) {
       a.compare_steps = to_int(f, value());
     } else if (f == "--quiet") {
       a.quiet = true;
+    } else if (f == "--nproc") {
+      a.nproc = to_int(f, value());
     } else {
       usage_error("unknown flag \"" + f + "\"");
     }
@@ -122,6 +136,11 @@ Args parse(int argc, char** argv) {
   if (a.lr <= 0) usage_error("--lr must be positive");
   if (a.threads < 0) usage_error("--threads must be >= 0 (0 = all cores)");
   if (a.compare_steps < 1) usage_error("--compare-steps must be at least 1");
+  if (a.nproc < 1) usage_error("--nproc must be at least 1");
+  if (a.batch_size % a.nproc != 0)
+    usage_error("--batch-size " + std::to_string(a.batch_size) + " is not divisible by --nproc " +
+                std::to_string(a.nproc));
+  if (a.compare && a.nproc > 1) usage_error("--compare runs in one process (drop --nproc)");
   if (!lr_given && a.optim == "sgd") a.lr = 0.05;
   return a;
 }
@@ -178,13 +197,92 @@ std::unique_ptr<lt::optim::Optimizer> make_optimizer(const Args& a, const Model&
 }
 
 // One training step; returns the loss tensor (materialized by the optimizer's barrier on lazy).
-lt::Tensor train_step(Model& m, lt::optim::Optimizer& opt, const lt::data::Batch& b,
-                      lt::Device dev) {
+// With `ddp`, this rank trains on its slice of the global batch, and the returned loss is the
+// mean over the ranks (its all-reduce is recorded before the step, so on the lazy device it runs
+// in the step's graph with the gradient buckets).
+lt::Tensor train_step(Model& m, lt::optim::Optimizer& opt, const lt::data::Batch& b, lt::Device dev,
+                      lt::nn::parallel::DistributedDataParallelImpl* ddp = nullptr) {
+  lt::Tensor x = b.data, y = b.target;
+  if (ddp) {
+    const int64_t per = x.size(0) / lt::dist::world_size(), at = lt::dist::rank() * per;
+    x = x.narrow(0, at, per);
+    y = y.narrow(0, at, per);
+  }
   opt.zero_grad();
-  lt::Tensor loss = lt::nn::functional::cross_entropy(m.forward(b.data.to(dev)), b.target.to(dev));
+  lt::Tensor loss = lt::nn::functional::cross_entropy(m.forward(x.to(dev)), y.to(dev));
   loss.backward();
+  if (ddp) {
+    ddp->synchronize_gradients();
+    loss = loss.detach().clone();
+    lt::dist::all_reduce(loss, lt::dist::ReduceOp::Mean);
+  }
   opt.step();
   return loss;
+}
+
+// A free TCP port on this machine for the rendezvous (rank 0 binds it right after).
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = -1;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  if (fd >= 0) ::close(fd);
+  return port;
+}
+
+// --nproc N: runs this program N times as ranks 0..N-1 and waits for them. When one fails, the
+// others are stopped (they would otherwise wait for it until LT_DIST_TIMEOUT).
+int launch(const Args& a, char** argv) {
+  const int port = free_port();
+  if (port < 0) {
+    std::cerr << "lt-train: no free TCP port for the rendezvous\n";
+    return 1;
+  }
+  std::fflush(nullptr);
+  std::vector<pid_t> pids;
+  for (int64_t r = 0; r < a.nproc; ++r) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      std::cerr << "lt-train: fork failed\n";
+      for (pid_t p : pids) kill(p, SIGTERM);
+      for (pid_t p : pids) waitpid(p, nullptr, 0);
+      return 1;
+    }
+    if (pid == 0) {
+      setenv("RANK", std::to_string(r).c_str(), 1);
+      setenv("WORLD_SIZE", std::to_string(a.nproc).c_str(), 1);
+      setenv("MASTER_ADDR", "127.0.0.1", 1);
+      setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+      execv("/proc/self/exe", argv);
+      std::perror("lt-train: exec");
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  int result = 0;
+  for (size_t left = pids.size(); left > 0; --left) {
+    int status = 0;
+    pid_t done = waitpid(-1, &status, 0);
+    if (done < 0) break;
+    const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok || result != 0) continue;
+    int64_t rank = std::find(pids.begin(), pids.end(), done) - pids.begin();
+    if (WIFEXITED(status))
+      std::cerr << "lt-train: rank " << rank << " exited with status " << WEXITSTATUS(status)
+                << "; stopping the other ranks\n";
+    else
+      std::cerr << "lt-train: rank " << rank << " was killed by signal " << WTERMSIG(status)
+                << "; stopping the other ranks\n";
+    result = 1;
+    for (pid_t p : pids)
+      if (p != done) kill(p, SIGTERM);
+  }
+  return result;
 }
 
 double accuracy(Model& m, const lt::data::Dataset& test, lt::Device dev) {
@@ -294,6 +392,9 @@ int compare(const Args& a, const lt::data::Dataset& train) {
 
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
+  // A rank when WORLD_SIZE is set (by --nproc's launcher, or by hand on several machines).
+  const bool is_rank = std::getenv("WORLD_SIZE") != nullptr;
+  if (a.nproc > 1 && !is_rank) return launch(a, argv);
   if (a.threads > 0) lt::set_num_threads(static_cast<int>(a.threads));
   // Checked before the data is read and the model trained: the curve is written at the end.
   std::error_code ec;
@@ -317,17 +418,46 @@ int main(int argc, char** argv) {
   }
   try {
     if (a.compare) return compare(a, train);
+    std::unique_ptr<lt::dist::ProcessGroupGuard> pg;
+    if (is_rank) {
+      pg = std::make_unique<lt::dist::ProcessGroupGuard>();  // RANK, WORLD_SIZE, MASTER_*
+      if (a.batch_size % lt::dist::world_size() != 0) {
+        std::cerr << "lt-train: --batch-size " << a.batch_size << " is not divisible by the "
+                  << lt::dist::world_size() << " processes\n";
+        return 2;
+      }
+    }
+    const int world = lt::dist::world_size();
+    const bool main_rank = lt::dist::rank() == 0;
+    if (!main_rank) a.quiet = true;
     lt::Device dev(a.device);
     lt::manual_seed(static_cast<uint64_t>(a.seed));
     Model m = make_model(a.model);
     m.module->to(dev);
+    std::shared_ptr<lt::nn::parallel::DistributedDataParallelImpl> ddp;
+    if (world > 1) {  // rank 0's initial weights everywhere
+      ddp = lt::nn::parallel::DistributedDataParallel(m.module, m.forward).ptr();
+      // The ranks share this machine's cores unless told otherwise.
+      if (a.threads == 0)
+        lt::set_num_threads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) /
+                                            static_cast<int>(lt::dist::world_size())));
+    }
     auto opt = make_optimizer(a, m);
-    lt::data::DataLoader loader(train, a.batch_size, true, static_cast<uint64_t>(a.seed));
+    // Every rank draws the same global batches (same seed) and takes its slice of each; whole
+    // batches only, so that every slice has batch-size / N rows.
+    lt::data::DataLoader loader(train, a.batch_size, true, static_cast<uint64_t>(a.seed),
+                                world > 1);
     const bool tty = isatty(STDOUT_FILENO) && !a.quiet;
-    std::printf("lt-train: %s on %s, %lld epochs, batch %lld, %s lr %g, %d threads, %lld steps/epoch\n",
-                a.model.c_str(), a.device.c_str(), static_cast<long long>(a.epochs),
-                static_cast<long long>(a.batch_size), a.optim.c_str(), a.lr,
-                lt::get_num_threads(), static_cast<long long>(loader.size()));
+    if (main_rank)
+      std::printf(
+          "lt-train: %s on %s, %lld epochs, batch %lld, %s lr %g, %d threads, %lld steps/epoch",
+          a.model.c_str(), a.device.c_str(), static_cast<long long>(a.epochs),
+          static_cast<long long>(a.batch_size), a.optim.c_str(), a.lr, lt::get_num_threads(),
+          static_cast<long long>(loader.size()));
+    if (main_rank && world > 1)
+      std::printf(", %d processes (%lld samples each per step)", world,
+                  static_cast<long long>(a.batch_size / world));
+    if (main_rank) std::printf("\n");
     std::vector<double> losses;
     const auto start = Clock::now();
     int64_t total_steps = 0;
@@ -338,7 +468,7 @@ int main(int argc, char** argv) {
       const int64_t steps = a.max_steps > 0 ? std::min(a.max_steps, loader.size()) : loader.size();
       for (const lt::data::Batch& b : loader) {
         if (step >= steps) break;
-        lt::Tensor loss = train_step(m, *opt, b, dev);
+        lt::Tensor loss = train_step(m, *opt, b, dev, ddp.get());
         losses.push_back(loss.item<double>());
         ++step;
         ++total_steps;
@@ -349,12 +479,14 @@ int main(int argc, char** argv) {
                    losses.back(), std::chrono::duration<double>(Clock::now() - t0).count(), samples);
       }
       if (tty) std::cout << "\n";
+      if (!main_rank) continue;  // the others go on to the next epoch's first collective
       acc = accuracy(m, test, dev);
       double secs = std::chrono::duration<double>(Clock::now() - t0).count();
       std::printf("epoch %lld: test accuracy %.2f%%  (%.1f s, %.0f steps/s)\n",
                   static_cast<long long>(epoch), 100.0 * acc, secs,
                   static_cast<double>(step) / secs);
     }
+    if (!main_rank) return 0;
     double total = std::chrono::duration<double>(Clock::now() - start).count();
     std::printf("done: %lld steps in %.1f s, final test accuracy %.2f%%\n",
                 static_cast<long long>(total_steps), total, 100.0 * acc);
@@ -374,7 +506,9 @@ int main(int argc, char** argv) {
       if (line.find("fallback::") != std::string::npos) std::printf("metrics: %s\n", line.c_str() + 2);
     write_curve(a.out_dir, a.model + "_" + a.device, losses);
   } catch (const lt::Error& e) {
-    std::cerr << "lt-train: " << e.what() << "\n";
+    const char* rank = std::getenv("RANK");
+    std::cerr << "lt-train: " << (is_rank && rank ? std::string("rank ") + rank + ": " : "")
+              << e.what() << "\n";
     return 1;
   }
   return 0;

@@ -14,5 +14,7 @@
 #include "lt/nn/module.h"
 #include "lt/nn/modules.h"
 #include "lt/optim/optim.h"
+#include "lt/nn/parallel.h"
 #include "lt/data.h"
+#include "lt/dist.h"
 #include "lt/serialize.h"

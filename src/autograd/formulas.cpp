@@ -48,6 +48,7 @@ bool differentiable(OpKind op) {
     case K::Eq: case K::Ne: case K::Lt: case K::Le: case K::Gt: case K::Ge:
     case K::LogicalAnd: case K::LogicalOr: case K::Argmax: case K::Argmin:
     case K::Scalar: case K::Iota: case K::Uniform: case K::Normal: case K::RandomInt:
+    case K::AllReduce:  // like torch.distributed.all_reduce: the result carries no history
       return false;
     default:
       return true;

@@ -4,6 +4,7 @@
 #include "core/shape.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
+#include "ops/dist_hooks.h"
 
 namespace lt {
 namespace {
@@ -139,6 +140,11 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
     case OpCategory::Random:
       random_kernel(op, static_cast<uint64_t>(a.i[0]), static_cast<uint64_t>(a.i[1]), a.i[2],
                     a.i[3], out);
+      break;
+    case OpCategory::Collective:  // AllReduce: the process group reduces a fresh copy in place
+      copy_into(out, in[0]);
+      LT_CHECK(dist_hooks().all_reduce, op_name(op), ": no process group layer is loaded");
+      dist_hooks().all_reduce(out, a.i[0], a.i[1]);
       break;
   }
   return out;

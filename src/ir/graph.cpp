@@ -6,6 +6,7 @@
 
 #include "core/shape.h"
 #include "core/tensor_impl.h"
+#include "ops/dist_hooks.h"
 
 namespace lt::ir {
 namespace {
@@ -62,6 +63,8 @@ std::string attr_str(const Node* n) {
       return n->op == OpKind::Cast ? std::string(", dtype=") + dtype_name(a.dtype) : "";
     case OpCategory::Creation:
     case OpCategory::Random: return ", size=" + list(a.ints);
+    case OpCategory::Collective:
+      return std::string(", op=") + reduce_code_name(a.i[0]) + ", group=" + std::to_string(a.i[1]);
     default: return "";
   }
 }

@@ -1,6 +1,7 @@
 #include "ops/registry.h"
 
 #include "ops/autograd_hooks.h"
+#include "ops/dist_hooks.h"
 #include "ops/lazy_hooks.h"
 
 namespace lt {
@@ -44,6 +45,11 @@ LazyHooks& lazy_hooks() {
 
 AutogradHooks& autograd_hooks() {
   static AutogradHooks h;
+  return h;
+}
+
+DistHooks& dist_hooks() {
+  static DistHooks h;
   return h;
 }
 

@@ -17,7 +17,8 @@ enum class OpCategory : uint8_t {
   Contraction,
   Indexing,
   Creation,
-  Random
+  Random,
+  Collective
 };
 
 enum class OpKind : uint16_t {
@@ -28,7 +29,7 @@ enum class OpKind : uint16_t {
 };
 
 inline constexpr int kNumOps = static_cast<int>(OpKind::NumOps);
-static_assert(kNumOps == 67, "ops.def changed: update docs/ARCHITECTURE.md and the op sweep");
+static_assert(kNumOps == 68, "ops.def changed: update docs/ARCHITECTURE.md and the op sweep");
 
 const char* op_name(OpKind k);
 OpCategory op_category(OpKind k);

@@ -5,6 +5,7 @@
 #include "core/check.h"
 #include "core/shape.h"
 #include "core/tensor_impl.h"
+#include "ops/dist_hooks.h"
 
 namespace lt {
 namespace {
@@ -322,6 +323,19 @@ OpMeta indexing(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   return m;
 }
 
+// AllReduce: same shape and dtype on every rank; the dtypes the process group can reduce.
+OpMeta collective(OpKind op, const Tensor& x, const OpAttrs& a) {
+  const char* name = op_name(op);
+  const Dtype d = x.dtype();
+  LT_CHECK(d == kFloat32 || d == kFloat64 || d == kInt32 || d == kInt64, name,
+           ": expected float32, float64, int32 or int64, got ", dtype_name(d), " (shape ",
+           shape_str(x.sizes()), ")");
+  LT_CHECK(a.i[0] >= 0 && a.i[0] < kNumReduceCodes, name, ": unknown reduce op ", a.i[0]);
+  LT_CHECK(a.i[0] != static_cast<int64_t>(ReduceCode::Mean) || is_floating(d), name,
+           ": mean needs a floating dtype, got ", dtype_name(d));
+  return OpMeta{Dims(x.sizes()), d, d};
+}
+
 }  // namespace
 
 Dtype result_type(ArrayRef<Tensor> in) {
@@ -379,6 +393,8 @@ OpMeta infer_meta(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
                  dtype_name(a.dtype));
       return m;
     }
+    case OpCategory::Collective:
+      return collective(op, in[0], a);
   }
   return {};
 }
