@@ -704,7 +704,11 @@ class MlirBackend : public Backend {
     {
       M::ScopedTimer t("MlirPassTime");
       PassManager pm(ctx);
-      if (failed(parsePassPipeline(kPipeline, pm)) || failed(pm.run(*module)))
+      static const char* pipeline = [] {
+        const char* e = std::getenv("LT_MLIR_PIPELINE");  // for experiments
+        return e && *e ? e : kPipeline;
+      }();
+      if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*module)))
         return fail("pass pipeline");
     }
     dump("after", *module);
