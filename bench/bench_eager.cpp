@@ -6,9 +6,8 @@
 // Run: ./build/bench/bench_eager --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 #include <cblas.h>
-#include <omp.h>
-
 #include <lt/lt.h>
+#include <omp.h>
 
 #include "bench_util.h"
 

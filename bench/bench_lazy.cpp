@@ -66,7 +66,6 @@ void mark_step_cached(benchmark::State& st, Sys s, int64_t n) {
   st.counters["overhead_us"] = (barrier_us - lt::metrics::timer_ms("ExecuteTime") * 1e3) / iters;
 }
 
-
 // ---- kernels: eager vs compiled. The first call (compile) is outside the timed loop.
 constexpr int64_t kN = int64_t{1} << 24;
 
@@ -135,8 +134,8 @@ void compile_mlp_step(benchmark::State& st, Sys s) {
     st.ResumeTiming();
     auto t0 = std::chrono::steady_clock::now();
     opt.step();  // ends with mark_step: compile + run
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
   st.counters["value"] = ms[ms.size() / 2];
@@ -145,8 +144,7 @@ void compile_mlp_step(benchmark::State& st, Sys s) {
 }
 
 const bool registered = [] {
-  ltb::add("record_op", {Sys::Mlir}, record_op,
-           [](auto* b) { b->Unit(benchmark::kMillisecond); });
+  ltb::add("record_op", {Sys::Mlir}, record_op, [](auto* b) { b->Unit(benchmark::kMillisecond); });
   for (int64_t n : {100, 1000})
     ltb::add(
         "mark_step_" + std::to_string(n), ltb::kLazy,

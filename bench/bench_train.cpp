@@ -83,8 +83,9 @@ void peak_rss(benchmark::State& st, Sys s, int warmup, int steps) {
 }
 
 const bool registered = [] {
-  ltb::add("mlp_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<Mlp>(st, s, 3); },
-           [](auto* b) { b->Unit(benchmark::kMillisecond); });
+  ltb::add(
+      "mlp_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<Mlp>(st, s, 3); },
+      [](auto* b) { b->Unit(benchmark::kMillisecond); });
   ltb::add(
       "transformer_step", ltb::kAll,
       [](benchmark::State& st, Sys s) { train_step<Transformer>(st, s, 2); },

@@ -7,14 +7,13 @@
 // detail for people reading the raw output; compare.py ignores them.
 #pragma once
 #include <benchmark/benchmark.h>
+#include <lt/lt.h>
 
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <lt/lt.h>
 
 namespace ltb {
 
@@ -45,8 +44,9 @@ inline void finish(const lt::Tensor& t) {
 // (e.g. ops per iteration for ns/op).
 inline void time_value(benchmark::State& st, const char* unit, double per_iter = 1) {
   const double scale = std::string(unit) == "ms" ? 1e-3 : std::string(unit) == "us" ? 1e-6 : 1e-9;
-  st.counters["value"] = benchmark::Counter(
-      scale * per_iter, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  st.counters["value"] =
+      benchmark::Counter(scale * per_iter, benchmark::Counter::kIsIterationInvariantRate |
+                                               benchmark::Counter::kInvert);
   st.SetLabel(unit);
 }
 

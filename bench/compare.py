@@ -398,6 +398,12 @@ def render_md(report):
         "lazytensor (lt_mlir; else lt_eager or lt_interp, as marked) over PyTorch: >1 means "
         "lazytensor is better (torch/lt for times and MB, lt/torch for rates).",
         "",
+        "Every system ran with the same threads (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
+        "MKL_NUM_THREADS, LT_NUM_THREADS, torch.set_num_threads) and OMP_WAIT_POLICY=PASSIVE. "
+        "Allocators: lazytensor keeps freed tensor buffers of 64 KiB and more in a size-bucketed "
+        "cache (reuse without page faults); PyTorch 1.13 uses glibc malloc with its defaults "
+        "(no MALLOC_* variables are set for anyone), so its large temporaries are fresh mmaps.",
+        "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * 2 + "---:|" * (len(head) - 2),
     ]

@@ -35,7 +35,7 @@ std::string ir_dot(const std::vector<Tensor>& tensors);
 namespace metrics {
 std::string report();
 int64_t counter(const std::string& name);  // 0 if never counted (a timer: how many times)
-double timer_ms(const std::string& name);   // total time of a timer (e.g. "ExecuteTime")
+double timer_ms(const std::string& name);  // total time of a timer (e.g. "ExecuteTime")
 void reset();
 }  // namespace metrics
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <mutex>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <vector>
 

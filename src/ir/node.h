@@ -47,11 +47,11 @@ struct Node : pool::Pooled {
   NodePtr* operands = nullptr;  // n_operands entries: inline_ops, or a heap array when > 4
   uint32_t n_operands = 0;
   Hash128 hash;
-  Tensor data;          // Data leaves: the buffer (a contiguous eager tensor)
-  double param_f = 0;   // Param leaves: the value
+  Tensor data;         // Data leaves: the buffer (a contiguous eager tensor)
+  double param_f = 0;  // Param leaves: the value
   int64_t param_i = 0;
-  uint64_t mark = 0;    // traversal epoch (graph building)
-  int64_t slot = -1;    // scratch index used while building a graph
+  uint64_t mark = 0;  // traversal epoch (graph building)
+  int64_t slot = -1;  // scratch index used while building a graph
   std::atomic<int32_t> refs{0};
   NodePtr* inline_ops();  // storage for up to kInlineOps operands, inside the node
   static constexpr uint32_t kInlineOps = 4;

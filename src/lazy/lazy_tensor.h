@@ -29,8 +29,8 @@ struct Alias {
 struct ViewStep {
   OpKind op;
   OpAttrs attrs;
-  OpMeta meta;      // result of this step
-  Dims in_sizes;    // sizes of this step's input
+  OpMeta meta;    // result of this step
+  Dims in_sizes;  // sizes of this step's input
   Dtype in_dtype;
 };
 

@@ -581,24 +581,39 @@ class MlirExecutable : public Executable {
       }
       steps_.push_back(std::move(s));
     }
+    // Each value is released after the step that reads it last (roots are kept), so a step's
+    // peak memory is that of its live values, as on eager, not of every intermediate.
+    std::vector<int32_t> last(nodes_.size(), -1);
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const Step& s = steps_[k];
+      const std::vector<int32_t>& reads =
+          s.kind == Schedule::Kind::Cluster ? s.in : nodes_[s.node].args;
+      for (int32_t i : reads) last[i] = static_cast<int32_t>(k);
+    }
+    for (int32_t r : roots_) last[r] = -1;
+    release_after_.resize(steps_.size());
+    for (size_t i = 0; i < last.size(); ++i)
+      if (last[i] >= 0) release_after_[last[i]].push_back(static_cast<int32_t>(i));
   }
   bool ok() const { return ok_; }
 
   std::vector<Tensor> run(const RunArgs& args) override {
     std::vector<Tensor> v(nodes_.size());
-    for (const Step& s : steps_) {
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const Step& s = steps_[k];
       if (s.kind == Schedule::Kind::Cluster) {
         run_cluster(s, v);
-        continue;
-      }
-      const PlanNode& n = nodes_[s.node];
-      if (n.kind != ir::NodeKind::Op) {
-        v[s.node] = leaf_value(n, args);
       } else {
-        OpAttrs attrs;
-        std::vector<Tensor> in = op_inputs(n, v, &attrs);
-        v[s.node] = eager_execute(n.op, in, attrs, n.meta);
+        const PlanNode& n = nodes_[s.node];
+        if (n.kind != ir::NodeKind::Op) {
+          v[s.node] = leaf_value(n, args);
+        } else {
+          OpAttrs attrs;
+          std::vector<Tensor> in = op_inputs(n, v, &attrs);
+          v[s.node] = eager_execute(n.op, in, attrs, n.meta);
+        }
       }
+      for (int32_t i : release_after_[k]) v[i] = Tensor();
     }
     std::vector<Tensor> out;
     for (size_t r = 0; r < roots_.size(); ++r) {
@@ -655,6 +670,7 @@ class MlirExecutable : public Executable {
   std::vector<int32_t> roots_;  // before nodes_: flatten() fills it in the initializer list
   std::vector<PlanNode> nodes_;
   std::vector<Step> steps_;
+  std::vector<std::vector<int32_t>> release_after_;  // per step: values read for the last time
   bool ok_ = true;
 };
 

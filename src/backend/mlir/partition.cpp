@@ -3,7 +3,7 @@
 #include "core/shape.h"
 
 #include <algorithm>
-#include <deque>
+#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -64,16 +64,23 @@ Schedule partition(const ir::Graph& g) {
     }
     pending[n] = deps;
   }
-  std::deque<const ir::Node*> fusible, library;
+  // Ready ops run in recording order (the smallest position in g.order first): consecutive
+  // fusible ops form a cluster. Hoisting every ready fusible op ahead of library ops fused a
+  // little more but kept intermediates alive longer: a TransformerEncoderLayer training step
+  // peaked at 2.5x the eager step's tensor memory.
+  std::unordered_map<const ir::Node*, size_t> pos;
+  for (size_t i = 0; i < g.order.size(); ++i) pos[g.order[i]] = i;
+  auto later = [&](const ir::Node* a, const ir::Node* b) { return pos[a] > pos[b]; };
+  std::priority_queue<const ir::Node*, std::vector<const ir::Node*>, decltype(later)> ready(later);
   auto release = [&](const ir::Node* n) {
     for (const ir::Node* u : users[n])
-      if (--pending[u] == 0) (is_fusible(u) ? fusible : library).push_back(u);
+      if (--pending[u] == 0) ready.push(u);
   };
   for (const ir::Node* n : g.order) {
     if (n->kind != ir::NodeKind::Op) {
       s.steps.push_back({Schedule::Kind::Leaf, n, -1});
     } else if (pending[n] == 0) {
-      (is_fusible(n) ? fusible : library).push_back(n);
+      ready.push(n);
     }
   }
   // Leaves' users were counted only for op operands, so nothing to release for them.
@@ -90,18 +97,16 @@ Schedule partition(const ir::Graph& g) {
     }
     cur.clear();
   };
-  while (!fusible.empty() || !library.empty()) {
-    if (!fusible.empty()) {
-      const ir::Node* n = fusible.front();
-      fusible.pop_front();
+  while (!ready.empty()) {
+    const ir::Node* n = ready.top();
+    ready.pop();
+    if (is_fusible(n)) {
       cur.push_back(n);
       release(n);
       if (cur.size() >= kMaxClusterNodes) close();  // bounds one function's compile time
       continue;
     }
     close();
-    const ir::Node* n = library.front();
-    library.pop_front();
     s.steps.push_back({Schedule::Kind::Library, n, -1});
     release(n);
   }
