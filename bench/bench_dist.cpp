@@ -47,20 +47,6 @@ struct DdpMlp {
   }
 };
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 29500;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  if (fd >= 0) ::close(fd);
-  return port;
-}
-
 lt::dist::InitOptions rank_options(int rank, int world, int port) {
   lt::dist::InitOptions o;
   o.rank = rank;
@@ -100,7 +86,7 @@ pid_t spawn_rank1(Sys s, int port) {
 
 void ddp_step(benchmark::State& st, Sys s, int world, bool report_allreduce) {
   const lt::Device d = ltb::enter(s);
-  const int port = free_port();
+  const int port = lt::dist::free_port();
   pid_t peer = world > 1 ? spawn_rank1(s, port) : -1;
   const int threads = lt::get_num_threads();
   if (world > 1) lt::set_num_threads(1);  // two ranks on the machine's cores

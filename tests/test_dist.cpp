@@ -36,24 +36,6 @@ namespace {
 const lt::Device kCpu("cpu");
 const lt::Device kLazy("lazy");
 
-// A free TCP port on loopback (bound, read back, released: the ranks bind it right after).
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    if (fd >= 0) ::close(fd);
-    return 29500 + static_cast<int>(getpid() % 1000);
-  }
-  int port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
-
 dist::InitOptions options(int rank, int world, int port, double timeout_s = 10) {
   dist::InitOptions o;
   o.rank = rank;
@@ -196,7 +178,7 @@ int collectives_body(int rank, lt::Device dev, int port) {
 }
 
 TEST(Dist, CollectivesOnCpu) {
-  const int port = free_port();
+  const int port = lt::dist::free_port();
   expect_all_ok(run_ranks(2, [&](int r) {
     // Histories differ (rank 0 had a group before): the rendezvous must not depend on them.
     if (r == 0) dist::ProcessGroupGuard before(options(0, 1, -1));
@@ -205,8 +187,8 @@ TEST(Dist, CollectivesOnCpu) {
 }
 
 TEST(Dist, CollectivesOnLazy) {
-  int ports[2] = {free_port(), free_port()};
-  while (ports[1] == ports[0]) ports[1] = free_port();
+  int ports[2] = {lt::dist::free_port(), lt::dist::free_port()};
+  while (ports[1] == ports[0]) ports[1] = lt::dist::free_port();
   expect_all_ok(run_ranks(2, [&](int r) {
     int i = 0;
     for (const char* backend : {"mlir", "interp"}) {
@@ -300,7 +282,7 @@ std::vector<float> train_params(lt::Device dev, int rank, int world, int k) {
 // adds the halves, where one process sums all 8 rows in its own order. Each step so differs in
 // the last bits (~1e-7 relative), and 5 steps of SGD at lr 0.1 keep that well under 1e-5.
 void ddp_matches_single_process(lt::Device dev) {
-  const int port = free_port(), k = 5;
+  const int port = lt::dist::free_port(), k = 5;
   expect_all_ok(run_ranks(2, [&](int r) {
     std::vector<float> single = train_params(dev, 0, 1, k);
     dist::ProcessGroupGuard pg(options(r, 2, port));
@@ -336,7 +318,7 @@ TEST(Dist, DdpNeedsAProcessGroup) {
 // ------------------------------------------------------------------ failures
 
 TEST(Dist, MissingPeerTimesOut) {
-  const int port = free_port();
+  const int port = lt::dist::free_port();
   auto res = run_ranks(1, [&](int) {  // rank 0 of 2; rank 1 never comes
     const auto t0 = Clock::now();
     try {
@@ -353,7 +335,7 @@ TEST(Dist, MissingPeerTimesOut) {
 }
 
 TEST(Dist, MissingPeerTimesOutViaEnv) {
-  const int port = free_port();
+  const int port = lt::dist::free_port();
   auto res = run_ranks(1, [&](int) {
     setenv("RANK", "1", 1);
     setenv("WORLD_SIZE", "2", 1);
@@ -374,7 +356,7 @@ TEST(Dist, MissingPeerTimesOutViaEnv) {
 // connection closes, or at the latest after the timeout), on cpu and through a lazy graph. `n`
 // floats: small ones take gloo::allreduce, large ones the cached chunked ring.
 void dead_peer_is_an_error(int64_t n) {
-  const int port = free_port();
+  const int port = lt::dist::free_port();
   auto res = run_ranks(2, [&](int r) {
     dist::init_process_group(options(r, 2, port, /*timeout_s=*/5));
     if (r == 1) _exit(0);
@@ -498,7 +480,7 @@ TEST_F(DistTool, RankWithoutPeerFailsWithinTheTimeout) {
                           {{"RANK", "0"},
                            {"WORLD_SIZE", "2"},
                            {"MASTER_ADDR", "127.0.0.1"},
-                           {"MASTER_PORT", std::to_string(free_port())},
+                           {"MASTER_PORT", std::to_string(lt::dist::free_port())},
                            {"LT_DIST_TIMEOUT", "2"}});
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   EXPECT_EQ(r.code, 1) << r.out << r.err;

@@ -220,25 +220,10 @@ lt::Tensor train_step(Model& m, lt::optim::Optimizer& opt, const lt::data::Batch
   return loss;
 }
 
-// A free TCP port on this machine for the rendezvous (rank 0 binds it right after).
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = -1;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  if (fd >= 0) ::close(fd);
-  return port;
-}
-
 // --nproc N: runs this program N times as ranks 0..N-1 and waits for them. When one fails, the
 // others are stopped (they would otherwise wait for it until LT_DIST_TIMEOUT).
 int launch(const Args& a, char** argv) {
-  const int port = free_port();
+  const int port = lt::dist::free_port();
   if (port < 0) {
     std::cerr << "lt-train: no free TCP port for the rendezvous\n";
     return 1;

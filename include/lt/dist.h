@@ -84,6 +84,10 @@ void all_gather(std::vector<Tensor>& out, const Tensor& tensor);
 // Blocks until every rank has reached it.
 void barrier();
 
+// A TCP port that is free on this machine now (bound on loopback, read back, released), for a
+// single-machine rendezvous: pass it as MASTER_PORT to every rank. Throws DistError if none.
+int free_port();
+
 // RAII: init in the constructor, destroy in the destructor (tests, tools).
 class ProcessGroupGuard {
  public:

@@ -4,6 +4,8 @@
 //   'C' u32 n, n keys -> u8 all  'A' key i64 delta -> i64 new value
 #include "tcp_store.h"
 
+#include "lt/dist.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -281,3 +283,22 @@ int64_t TcpStore::add(const std::string& key, int64_t delta) {
 }
 
 }  // namespace lt::dist::detail
+
+namespace lt::dist {
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  const bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok) throw DistError(std::string("free_port: no free TCP port on loopback: ") +
+                           std::strerror(err));
+  return ntohs(a.sin_port);
+}
+
+}  // namespace lt::dist
