@@ -15,8 +15,6 @@ namespace {
 
 constexpr int64_t kN = int64_t{1} << 24;
 
-void set_bytes(benchmark::State& st, double bytes_per_iter) { ltb::set_gbps(st, bytes_per_iter); }
-
 void BM_triad(benchmark::State& st) {
   lt::Tensor a = lt::rand({kN}), b = lt::rand({kN}), c = lt::zeros({kN});
   float* pa = a.data_ptr<float>();
@@ -28,7 +26,7 @@ void BM_triad(benchmark::State& st) {
     for (int64_t i = 0; i < kN; ++i) pc[i] = pa[i] + 1.5f * pb[i];
     benchmark::ClobberMemory();
   }
-  set_bytes(st, 3.0 * 4 * kN);
+  ltb::set_gbps(st, 3.0 * 4 * kN);
 }
 BENCHMARK(BM_triad)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -38,7 +36,7 @@ void BM_add(benchmark::State& st) {
     lt::Tensor c = a + b;
     benchmark::DoNotOptimize(c.data_ptr<float>());
   }
-  set_bytes(st, 3.0 * 4 * kN);
+  ltb::set_gbps(st, 3.0 * 4 * kN);
 }
 BENCHMARK(BM_add)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -48,11 +46,9 @@ void BM_add_inplace(benchmark::State& st) {
     a.add_(b);
     benchmark::ClobberMemory();
   }
-  set_bytes(st, 3.0 * 4 * kN);
+  ltb::set_gbps(st, 3.0 * 4 * kN);
 }
 BENCHMARK(BM_add_inplace)->Unit(benchmark::kMillisecond)->UseRealTime();
-
-void set_flops(benchmark::State& st, double flops) { ltb::set_gflops(st, flops); }
 
 void BM_matmul_transposed(benchmark::State& st) {
   const int64_t n = st.range(0);
@@ -61,7 +57,7 @@ void BM_matmul_transposed(benchmark::State& st) {
     lt::Tensor c = lt::matmul(a, b.t());
     benchmark::DoNotOptimize(c.data_ptr<float>());
   }
-  set_flops(st, 2.0 * n * n * n);
+  ltb::set_gflops(st, 2.0 * n * n * n);
 }
 BENCHMARK(BM_matmul_transposed)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -74,7 +70,7 @@ void cblas_matmul(benchmark::State& st, int64_t n) {
                 b.data_ptr<float>(), n, 0.0f, c.data_ptr<float>(), n);
     benchmark::ClobberMemory();
   }
-  set_flops(st, 2.0 * n * n * n);
+  ltb::set_gflops(st, 2.0 * n * n * n);
   ltb::time_value(st, "ms");
 }
 

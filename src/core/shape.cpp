@@ -15,22 +15,6 @@ std::string shape_str(IntList s) {
   return r + "]";
 }
 
-int64_t numel_of(IntList s) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return n;
-}
-
-Dims contiguous_strides(IntList sizes) {
-  Dims st(sizes.size());
-  int64_t acc = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    st[i] = acc;
-    acc *= std::max<int64_t>(sizes[i], 1);
-  }
-  return st;
-}
-
 bool is_contiguous_layout(IntList sizes, IntList strides) {
   int64_t expect = 1;
   for (size_t i = sizes.size(); i-- > 0;) {

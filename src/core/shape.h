@@ -8,8 +8,27 @@
 namespace lt {
 
 std::string shape_str(IntList s);  // "[2, 3]"
-int64_t numel_of(IntList s);
-Dims contiguous_strides(IntList sizes);
+inline int64_t numel_of(IntList s) {
+  int64_t n = 1;
+  for (int64_t v : s) n *= v;
+  return n;
+}
+// Writes the contiguous strides of `sizes` to st[0..ndim) and returns the element count
+// (inline and in place: every recorded op's result handle needs both).
+inline int64_t write_contiguous_strides(IntList sizes, int64_t* st) {
+  int64_t acc = 1, numel = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= sizes[i] > 1 ? sizes[i] : 1;
+    numel *= sizes[i];
+  }
+  return numel;
+}
+inline Dims contiguous_strides(IntList sizes) {
+  Dims st(sizes.size());
+  write_contiguous_strides(sizes, st.data());
+  return st;
+}
 bool is_contiguous_layout(IntList sizes, IntList strides);
 // Wraps a possibly negative dim; `op` names the op in the error message.
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* op);

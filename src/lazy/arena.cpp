@@ -71,16 +71,9 @@ LazyData& lazy_of(const Tensor& t) {
 
 Tensor make_lazy(ir::NodePtr value, Device d) {
   auto impl = new_impl();
-  const Dims& sizes = value->meta.sizes;
-  impl->sizes = sizes;
-  impl->strides = sizes;  // the eager layout: contiguous (computed here, on every op)
-  int64_t acc = 1, numel = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    impl->strides[i] = acc;
-    acc *= sizes[i] > 1 ? sizes[i] : 1;
-    numel *= sizes[i];
-  }
-  impl->numel = numel;
+  impl->sizes = value->meta.sizes;
+  impl->strides = impl->sizes;  // room for ndim entries, overwritten with eager's layout
+  impl->numel = write_contiguous_strides(impl->sizes, impl->strides.data());
   impl->dtype = value->meta.dtype;
   impl->device = d;
   auto ld = std::make_unique<LazyData>();

@@ -754,13 +754,8 @@ class MlirBackend : public Backend {
     else
       transformer = makeOptimizingTransformer(opt_level, 0, tm->get());
     opts.transformer = transformer;
-    static const int cg_level = [] {
-      const char* e = std::getenv("LT_LLVM_CG");
-      return e && *e >= '0' && *e <= '3' ? *e - '0' : -1;
-    }();
     opts.jitCodeGenOptLevel =
-        cg_level >= 0 ? static_cast<llvm::CodeGenOptLevel>(cg_level)
-        : opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
+        opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
     M::ScopedTimer jit_timer("LlvmJitTime");
     auto engine = ExecutionEngine::create(*module, opts, std::move(*tm));
     if (!engine) {
