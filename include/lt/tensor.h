@@ -80,6 +80,7 @@ class Tensor {
   Tensor to(Dtype t) const;
   Tensor to(Device d, Dtype t) const;
   Tensor to(const TensorOptions& o) const;
+  Tensor to(const char* device) const { return to(Device(device)); }  // t.to("cpu"), unambiguous
   Tensor clone() const;
   Tensor contiguous() const;
   Tensor cpu() const { return to(kCPU); }

@@ -3,6 +3,8 @@
 // output buffers, lowered to LLVM with vectorizable polynomial math, and JIT-compiled; library
 // steps (matmul, conv, pooling, indexing, ...) run the eager kernels between clusters. All MLIR
 // includes of the project live in this file.
+#include <unistd.h>
+
 #include <cstdio>
 #include <functional>
 #include <cstdlib>
@@ -11,16 +13,21 @@
 #include <unordered_map>
 
 #include "backend/backend.h"
+#include "backend/mlir/disk_cache.h"
+#include "backend/mlir/parallel_loops.h"
 #include "backend/mlir/partition.h"
 #include "backend/plan_node.h"
 #include "core/metrics.h"
+#include "core/parallel.h"
 #include "core/tensor_impl.h"
 #include "eager/executor.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,6 +72,7 @@ struct Runtime {
     registerAllExtensions(registry);
     registerAllToLLVMIRTranslations(registry);
     registerAllPasses();
+    register_lt_mlir_passes();
     ctx = std::make_unique<MLIRContext>(registry);
     ctx->loadAllAvailableDialects();
     ctx->disableMultithreading();
@@ -81,19 +89,22 @@ const char* kPipeline =
     "canonicalize,cse,eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-deallocation-pipeline,func.func(convert-linalg-to-loops),expand-strided-metadata,"
-    "lower-affine,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
+    "buffer-deallocation-pipeline,func.func(convert-linalg-to-parallel-loops),lt-parallel-outer,"
+    "convert-scf-to-openmp,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
     "reconcile-unrealized-casts";
 
 // LLVM's O2 pipeline took ~1 s on an MLP training-step module (inlining, unrolling, SLP over
 // 17 small functions) for code no faster than this short list, which keeps what our loops need:
 // clean-up, loop-invariant motion and the loop vectorizer (the polynomial math vectorizes).
+// gvn before instcombine: in an OpenMP-outlined loop body it forwards the captured memref
+// fields, without which the vectorizer gave up (chain8 one thread: 337 ms -> 47 ms).
 // LT_LLVM_PIPELINE overrides it ("" = LLVM's standard O2).
 const std::string& llvm_pipeline() {
   static const std::string p = [] {
     const char* e = std::getenv("LT_LLVM_PIPELINE");
     return std::string(e ? e
-                         : "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,"
+                         : "function(sroa,early-cse,gvn,instcombine<no-verify-fixpoint>,simplifycfg,"
                            "loop-simplify,lcssa,loop-mssa(loop-rotate,licm),indvars,"
                            "loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg)");
   }();
@@ -558,8 +569,11 @@ Desc describe(const Tensor& t) {
 
 class MlirExecutable : public Executable {
  public:
-  MlirExecutable(const ir::Graph& g, Schedule s, std::unique_ptr<ExecutionEngine> engine)
-      : sched_(std::move(s)), engine_(std::move(engine)), nodes_(flatten(g, &roots_)) {
+  // `lookup` gives the packed entry point of a cluster function by its symbol name; `code`
+  // keeps the code alive (a JIT engine or a library loaded from the disk cache).
+  using Lookup = std::function<void (*(const std::string&))(void**)>;
+  MlirExecutable(const ir::Graph& g, Schedule s, const Lookup& lookup, std::shared_ptr<void> code)
+      : sched_(std::move(s)), code_(std::move(code)), nodes_(flatten(g, &roots_)) {
     std::unordered_map<const ir::Node*, int32_t> idx;
     for (size_t i = 0; i < g.order.size(); ++i) idx[g.order[i]] = static_cast<int32_t>(i);
     for (Schedule::Step& st : sched_.steps) {
@@ -569,13 +583,8 @@ class MlirExecutable : public Executable {
         const Cluster& c = sched_.clusters[st.cluster];
         for (const ir::Node* n : c.inputs) s.in.push_back(idx.at(n));
         for (const ir::Node* n : c.outputs) s.out.push_back(idx.at(n));
-        auto fn = engine_->lookupPacked("_mlir_ciface_c" + std::to_string(st.cluster));
-        if (!fn) {
-          llvm::consumeError(fn.takeError());
-          ok_ = false;
-        } else {
-          s.fn = *fn;
-        }
+        s.fn = lookup("_mlir__mlir_ciface_c" + std::to_string(st.cluster));
+        ok_ = ok_ && s.fn;
       } else {
         s.node = idx.at(st.node);
       }
@@ -598,6 +607,10 @@ class MlirExecutable : public Executable {
   bool ok() const { return ok_; }
 
   std::vector<Tensor> run(const RunArgs& args) override {
+    // Compiled loops fork through the OpenMP runtime our kernels use (libomp): give this
+    // thread's fork the library's thread count.
+    thread_local int omp_threads = 0;
+    if (omp_threads != num_threads()) omp_set_num_threads(omp_threads = num_threads());
     std::vector<Tensor> v(nodes_.size());
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
@@ -666,7 +679,7 @@ class MlirExecutable : public Executable {
   }
 
   Schedule sched_;
-  std::unique_ptr<ExecutionEngine> engine_;
+  std::shared_ptr<void> code_;
   std::vector<int32_t> roots_;  // before nodes_: flatten() fills it in the initializer list
   std::vector<PlanNode> nodes_;
   std::vector<Step> steps_;
@@ -712,6 +725,53 @@ class MlirBackend : public Backend {
     };
     if (!built || failed(verify(*module))) return fail("lowering");
     dump("before", *module);
+    auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!tmb) {
+      llvm::consumeError(tmb.takeError());
+      return fail("target detection");
+    }
+    // Position-independent code, so the object can also be linked into the disk cache's shared
+    // library (x86-64 addresses RIP-relative either way: no cost in the loops).
+    tmb->setRelocationModel(llvm::Reloc::PIC_);
+    // LLVM dominates compile time; LT_LLVM_OPT (0-3, default 2) trades it against code speed.
+    static const unsigned opt_level = [] {
+      const char* e = std::getenv("LT_LLVM_OPT");
+      return e && *e >= '0' && *e <= '3' ? static_cast<unsigned>(*e - '0') : 2u;
+    }();
+    static const char* pipeline = [] {
+      const char* e = std::getenv("LT_MLIR_PIPELINE");  // for experiments
+      return e && *e ? e : kPipeline;
+    }();
+    // The disk cache: the key is everything the machine code depends on.
+    const std::string cache_dir = disk_cache::dir();
+    std::string cache_key;
+    if (!cache_dir.empty()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      module->print(os);
+      os << "\n" << pipeline << "\n" << llvm_pipeline() << "\nopt " << opt_level << "\nLLVM "
+         << LLVM_VERSION_STRING << "\ncpu " << tmb->getCPU() << " "
+         << tmb->getFeatures().getString();
+      const llvm::XXH128_hash_t h = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(text));
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                    static_cast<unsigned long long>(h.low64));
+      cache_key = buf;
+      if (disk_cache::Library lib = disk_cache::load(cache_dir, cache_key)) {
+        auto exe = std::make_unique<MlirExecutable>(
+            g, s,
+            [&](const std::string& name) {
+              return reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, name));
+            },
+            lib);
+        if (exe->ok()) {
+          M::add("DiskCacheHit");
+          return exe;
+        }
+        disk_cache::discard(cache_dir, cache_key);
+      }
+      M::add("DiskCacheMiss");
+    }
     {
       RewritePatternSet patterns(ctx);
       populateMathPolynomialApproximationPatterns(patterns, [](StringRef) { return true; });
@@ -720,33 +780,19 @@ class MlirBackend : public Backend {
     {
       M::ScopedTimer t("MlirPassTime");
       PassManager pm(ctx);
-      static const char* pipeline = [] {
-        const char* e = std::getenv("LT_MLIR_PIPELINE");  // for experiments
-        return e && *e ? e : kPipeline;
-      }();
       if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*module)))
         return fail("pass pipeline");
     }
     dump("after", *module);
-    auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!tmb) {
-      llvm::consumeError(tmb.takeError());
-      return fail("target detection");
-    }
     auto tm = tmb->createTargetMachine();
     if (!tm) {
       llvm::consumeError(tm.takeError());
       return fail("target machine");
     }
-    // LLVM dominates compile time; LT_LLVM_OPT (0-3, default 2) trades it against code speed.
-    static const unsigned opt_level = [] {
-      const char* e = std::getenv("LT_LLVM_OPT");
-      return e && *e >= '0' && *e <= '3' ? static_cast<unsigned>(*e - '0') : 2u;
-    }();
     ExecutionEngineOptions opts;
     // memrefCopy: bufferization copies strided views (a slice to an output) through it.
-    static const llvm::SmallVector<llvm::StringRef, 1> libs = {
-        "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"};
+    static const char* runner_utils = "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so";
+    static const llvm::SmallVector<llvm::StringRef, 1> libs = {runner_utils};
     opts.sharedLibPaths = libs;
     std::function<llvm::Error(llvm::Module*)> transformer;
     if (opt_level == 2 && !llvm_pipeline().empty())
@@ -756,15 +802,40 @@ class MlirBackend : public Backend {
     opts.transformer = transformer;
     opts.jitCodeGenOptLevel =
         opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
-    M::ScopedTimer jit_timer("LlvmJitTime");
-    auto engine = ExecutionEngine::create(*module, opts, std::move(*tm));
-    if (!engine) {
-      diag += llvm::toString(engine.takeError());
-      return fail("JIT");
+    opts.enableObjectDump = !cache_key.empty();
+    std::shared_ptr<ExecutionEngine> engine;
+    std::unique_ptr<MlirExecutable> exe;
+    {
+      M::ScopedTimer jit_timer("LlvmJitTime");
+      auto created = ExecutionEngine::create(*module, opts, std::move(*tm));
+      if (!created) {
+        diag += llvm::toString(created.takeError());
+        return fail("JIT");
+      }
+      engine = std::move(*created);
+      M::add("MlirClusters", static_cast<int64_t>(s.clusters.size()));
+      // The lookups compile the module (LLJIT compiles on first lookup).
+      exe = std::make_unique<MlirExecutable>(
+          g, std::move(s),
+          [&](const std::string& name) -> void (*)(void**) {
+            auto fn = engine->lookup(name);
+            if (!fn) {
+              llvm::consumeError(fn.takeError());
+              return nullptr;
+            }
+            return reinterpret_cast<void (*)(void**)>(*fn);
+          },
+          engine);
     }
-    M::add("MlirClusters", static_cast<int64_t>(s.clusters.size()));
-    auto exe = std::make_unique<MlirExecutable>(g, std::move(s), std::move(*engine));
     if (!exe->ok()) return fail("symbol lookup");
+    if (!cache_key.empty()) {
+      const std::string obj =
+          cache_dir + "/" + cache_key + "." + std::to_string(::getpid()) + ".tmp.o";
+      std::error_code ec;
+      llvm::sys::fs::create_directories(cache_dir);
+      engine->dumpToObjectFile(obj);
+      disk_cache::store(cache_dir, cache_key, obj, {runner_utils, LT_LIBOMP_PATH});
+    }
     return exe;
   }
 

@@ -1,0 +1,36 @@
+// The MLIR backend's compile cache on disk (LT_CACHE_DIR): a compiled graph's object file,
+// linked into a shared library `<dir>/<key>.so` beside a checksum `<key>.sum`, so a second
+// process loads it with dlopen instead of running MLIR and LLVM again. The key (computed by the
+// backend) covers the lowered module, the pass pipelines, the LLVM version and the host CPU.
+// Plain C++: no MLIR types.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lt::backend::disk_cache {
+
+// LT_CACHE_DIR (read at each compile), or "" when the disk cache is off.
+std::string dir();
+
+// A loaded library: the handle closes when the last executable using it is gone.
+using Library = std::shared_ptr<void>;
+
+// Opens `<dir>/<key>.so` when present and intact. Absent: nullptr. Damaged (size or checksum
+// differ, or dlopen refuses it): both files are removed, DiskCacheCorrupt is counted, nullptr.
+Library load(const std::string& dir, const std::string& key);
+
+// The address of `name` in `lib`, or nullptr.
+void* symbol(const Library& lib, const std::string& name);
+
+// Removes an entry that loaded but proved unusable (a symbol missing); counts DiskCacheCorrupt.
+void discard(const std::string& dir, const std::string& key);
+
+// Links the object file `object` into `<dir>/<key>.so` (with `libs` as its dependencies) and
+// writes its checksum; the object file is removed. Each file appears by an atomic rename, so
+// concurrent processes never see half an entry. Returns false (one line on stderr, counted as
+// DiskCacheWriteFailed) when the directory or the linker (`cc`) is unusable.
+bool store(const std::string& dir, const std::string& key, const std::string& object,
+           const std::vector<std::string>& libs);
+
+}  // namespace lt::backend::disk_cache

@@ -1,0 +1,111 @@
+// lt-parallel-outer: decides which loops of a compiled cluster run on several threads.
+//
+// convert-linalg-to-parallel-loops gives every linalg op one multi-dimensional scf.parallel over
+// its parallel dimensions. Handed as they are to convert-scf-to-openmp, each would become a
+// collapsed OpenMP loop (the index arithmetic of a collapsed loop defeats LLVM's vectorizer) and
+// every small op would pay a fork/join. This pass keeps one OpenMP loop per op, over the
+// outermost dimension only, and only where the op does enough work to repay waking a thread;
+// the other dimensions become scf.for nests (vectorized by LLVM as before). Shapes are static, so
+// the work is known at compile time. LT_MLIR_PAR_MIN (default 32768 inner iterations) sets the
+// threshold; the thread count is OpenMP's at run time (the backend sets it to LT_NUM_THREADS).
+#include "backend/mlir/parallel_loops.h"
+
+#include <cstdlib>
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassRegistry.h"
+
+namespace lt::backend {
+namespace {
+
+using namespace mlir;
+
+int64_t trip_count(Value lb, Value ub, Value step) {
+  auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(step);
+  if (!l || !u || !s || *s <= 0) return -1;
+  return *u > *l ? (*u - *l + *s - 1) / *s : 0;
+}
+
+// Iterations of the deepest loop nest inside `op` (itself included); unknown bounds count as 1.
+int64_t work_of(Operation* op) {
+  int64_t inner = 1;
+  for (Region& r : op->getRegions())
+    for (Block& b : r)
+      for (Operation& o : b) inner = std::max(inner, work_of(&o));
+  int64_t trips = 1;
+  if (auto f = dyn_cast<scf::ForOp>(op)) {
+    trips = trip_count(f.getLowerBound(), f.getUpperBound(), f.getStep());
+  } else if (auto p = dyn_cast<scf::ParallelOp>(op)) {
+    for (size_t i = 0; i < p.getNumLoops(); ++i) {
+      int64_t t = trip_count(p.getLowerBound()[i], p.getUpperBound()[i], p.getStep()[i]);
+      trips = t < 0 || trips < 0 ? -1 : trips * t;
+    }
+  }
+  return std::max<int64_t>(trips, 1) * inner;
+}
+
+// Rebuilds `p` as a 1-d scf.parallel over its first dimension (keep_parallel) or as a plain nest,
+// with scf.for loops over the rest, and erases it.
+void rebuild(scf::ParallelOp p, bool keep_parallel) {
+  OpBuilder b(p);
+  Location loc = p.getLoc();
+  auto lbs = p.getLowerBound(), ubs = p.getUpperBound(), steps = p.getStep();
+  auto ivs = p.getInductionVars();
+  Block* body = p.getBody();
+  auto nest = [&](OpBuilder& ob, size_t first, IRMapping& map) {
+    scf::buildLoopNest(ob, loc, lbs.drop_front(first), ubs.drop_front(first),
+                       steps.drop_front(first), [&](OpBuilder& ib, Location, ValueRange inner) {
+                         for (size_t i = 0; i < inner.size(); ++i)
+                           map.map(ivs[first + i], inner[i]);
+                         for (Operation& o : body->without_terminator()) ib.clone(o, map);
+                       });
+  };
+  if (keep_parallel) {
+    scf::ParallelOp::create(b, loc, ValueRange{lbs[0]}, ValueRange{ubs[0]}, ValueRange{steps[0]},
+                            [&](OpBuilder& ob, Location, ValueRange outer) {
+                              IRMapping map;
+                              map.map(ivs[0], outer[0]);
+                              nest(ob, 1, map);
+                            });
+  } else {
+    IRMapping map;
+    nest(b, 0, map);
+  }
+  p.erase();
+}
+
+struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelOuterPass)
+  StringRef getArgument() const final { return "lt-parallel-outer"; }
+  StringRef getDescription() const final {
+    return "one OpenMP-ready scf.parallel per loop nest, outermost dimension, large nests only";
+  }
+  void getDependentDialects(DialectRegistry& r) const override { r.insert<scf::SCFDialect>(); }
+
+  void runOnOperation() override {
+    static const int64_t min_work = [] {
+      const char* e = std::getenv("LT_MLIR_PAR_MIN");
+      return e && *e ? std::atoll(e) : int64_t{32768};
+    }();
+    // Inner parallel loops first (post-order), so each outer one sees plain loops inside.
+    SmallVector<scf::ParallelOp> loops;
+    getOperation().walk([&](scf::ParallelOp p) { loops.push_back(p); });
+    for (scf::ParallelOp p : loops) {
+      if (!p.getInitVals().empty()) continue;  // reductions: not produced by linalg lowering
+      bool outermost = !p->getParentOfType<scf::ParallelOp>();
+      int64_t t0 = trip_count(p.getLowerBound()[0], p.getUpperBound()[0], p.getStep()[0]);
+      bool par = outermost && min_work >= 0 && t0 >= 2 && work_of(p) >= min_work;
+      rebuild(p, par);
+    }
+  }
+};
+
+}  // namespace
+
+void register_lt_mlir_passes() { PassRegistration<ParallelOuterPass>(); }
+
+}  // namespace lt::backend

@@ -1,0 +1,148 @@
+// The MLIR backend's compile cache on disk (LT_CACHE_DIR) and its OpenMP-parallel loops.
+// Each disk-cache case runs a child process (a fresh in-memory cache, as a second process of a
+// user would have) on the same program and reads the child's counters.
+#include <gtest/gtest.h>
+#include <lt/lt.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+const lt::Device kLazy("lazy");
+
+// Two graphs (an elementwise chain with broadcasting; softmax = clusters around reductions),
+// checked against the eager device (tolerance as below); the counters go to LT_TEST_OUT.
+TEST(CacheChild, Program) {
+  if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of the DiskCache tests";
+  lt::manual_seed(7);
+  lt::Tensor x = lt::randn({33, 70}), y = lt::randn({70});
+  lt::Tensor lx = x.to(kLazy), ly = y.to(kLazy);
+  lt::Tensor a = ((lx * ly + 1.5f).exp() - lx).tanh();
+  lt::mark_step();
+  lt::Tensor b = lt::softmax(lx * 2.0f, 1);
+  lt::mark_step();
+  EXPECT_TRUE(lt::allclose(a.to("cpu"), ((x * y + 1.5f).exp() - x).tanh(), 3e-5, 3e-6));
+  EXPECT_TRUE(lt::allclose(b.to("cpu"), lt::softmax(x * 2.0f, 1), 3e-5, 3e-6));
+  std::ofstream out(std::getenv("LT_TEST_OUT"));
+  for (const char* c : {"DiskCacheHit", "DiskCacheMiss", "DiskCacheWrite", "DiskCacheCorrupt",
+                        "MlirClusters", "CompileFallback"})
+    out << c << " " << lt::metrics::counter(c) << "\n";
+}
+
+class DiskCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/lt_cache_" + std::to_string(getpid());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs the child program; returns its counters.
+  std::map<std::string, int64_t> run_child() {
+    const std::string out = dir_ + ".out";
+    const std::string cmd = "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_CACHE_DIR=" + dir_ +
+                            " LT_TEST_OUT=" + out + " /proc/" + std::to_string(getpid()) +
+                            "/exe --gtest_filter=CacheChild.Program > /dev/null 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << "the child's results differ from eager";
+    std::map<std::string, int64_t> m;
+    std::ifstream in(out);
+    std::string name;
+    int64_t v;
+    while (in >> name >> v) m[name] = v;
+    fs::remove(out);
+    return m;
+  }
+
+  std::vector<fs::path> libraries() const {
+    std::vector<fs::path> v;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().extension() == ".so") v.push_back(e.path());
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(DiskCache, SecondProcessSkipsCompilation) {
+  auto first = run_child();
+  EXPECT_EQ(first["DiskCacheHit"], 0);
+  EXPECT_GE(first["DiskCacheMiss"], 2);
+  EXPECT_EQ(first["DiskCacheWrite"], first["DiskCacheMiss"]);
+  EXPECT_GT(first["MlirClusters"], 0);
+  EXPECT_EQ(first["CompileFallback"], 0);
+  EXPECT_EQ(libraries().size(), static_cast<size_t>(first["DiskCacheWrite"]));
+  for (const auto& e : fs::directory_iterator(dir_))  // no temporary file is left behind
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
+
+  auto second = run_child();
+  EXPECT_EQ(second["DiskCacheHit"], first["DiskCacheMiss"]);
+  EXPECT_EQ(second["DiskCacheMiss"], 0);
+  EXPECT_EQ(second["DiskCacheWrite"], 0);
+  EXPECT_EQ(second["MlirClusters"], 0);  // MLIR and LLVM did not run at all
+}
+
+TEST_F(DiskCache, DamagedEntriesAreDetectedAndRecompiled) {
+  auto first = run_child();
+  std::vector<fs::path> libs = libraries();
+  ASSERT_GE(libs.size(), 2u);
+  // One library truncated, one with a flipped byte of the same size.
+  fs::resize_file(libs[0], fs::file_size(libs[0]) / 2);
+  {
+    std::fstream f(libs[1], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(libs[1]) / 2));
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(libs[1]) / 2));
+    c = static_cast<char>(c ^ 0x5a);
+    f.write(&c, 1);
+  }
+  auto second = run_child();  // results are still checked against eager in the child
+  EXPECT_EQ(second["DiskCacheCorrupt"], 2);
+  EXPECT_EQ(second["DiskCacheWrite"], 2);
+  EXPECT_EQ(second["DiskCacheHit"], first["DiskCacheMiss"] - 2);
+  auto third = run_child();  // rewritten entries are good again
+  EXPECT_EQ(third["DiskCacheCorrupt"], 0);
+  EXPECT_EQ(third["DiskCacheHit"], first["DiskCacheMiss"]);
+}
+
+TEST_F(DiskCache, UnwritableDirectoryOnlyCosts) {
+  dir_ = "/proc/lt_cache_cannot_exist";
+  auto m = run_child();  // the child's results are right: compiled graphs stay in memory
+  EXPECT_EQ(m["DiskCacheWrite"], 0);
+  EXPECT_EQ(m["CompileFallback"], 0);
+  dir_ = ::testing::TempDir() + "/lt_cache_" + std::to_string(getpid());
+}
+
+// Large elementwise and reduction-bounded graphs run their loops on OpenMP threads; the results
+// equal eager's within the op sweep's tolerance for transcendental functions (rtol 3e-5, atol 3e-6:
+// the compiled code uses MLIR's polynomial approximations) on every thread count.
+TEST(ParallelLoops, LargeGraphsMatchEagerOnEveryThreadCount) {
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  const int threads = lt::get_num_threads();
+  lt::manual_seed(3);
+  lt::Tensor x = lt::randn({517, 301}), y = lt::randn({301});  // odd sizes: uneven chunks
+  lt::Tensor want = ((x * y + 1.0f).sigmoid() - x).tanh();
+  lt::Tensor want_sm = lt::softmax(x, 1);
+  for (int nt : {1, 2, 3}) {
+    lt::set_num_threads(nt);
+    lt::Tensor lx = x.to(kLazy), ly = y.to(kLazy);
+    lt::Tensor got = ((lx * ly + 1.0f).sigmoid() - lx).tanh();
+    lt::Tensor sm = lt::softmax(lx, 1);
+    lt::mark_step();
+    EXPECT_TRUE(lt::allclose(got.to("cpu"), want, 3e-5, 3e-6)) << nt << " threads";
+    EXPECT_TRUE(lt::allclose(sm.to("cpu"), want_sm, 3e-5, 3e-6)) << nt << " threads";
+  }
+  lt::set_num_threads(threads);
+  lt::set_lazy_backend(before);
+}
+
+}  // namespace
