@@ -435,7 +435,6 @@ def set_threads(n):
     # Before torch loads its OpenMP runtime; same defaults as the driver sets.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, str(n))
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import torch
     torch.set_num_threads(n)
     try:

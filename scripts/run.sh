@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 mkdir -p build/results
-OMP_WAIT_POLICY=PASSIVE ./build/tools/lt-train --out-dir build/results "$@"
+./build/tools/lt-train --out-dir build/results "$@"

@@ -1644,18 +1644,34 @@ TEST(FuzzRegressions, InterpDonatedBufferReadThroughAView) {
 }
 
 TEST(FuzzRegressions, MlirReductionFusion) {
-  // LT_BACKEND=mlir: (1) a reduction to a 0-d result that a broadcasting elementwise op
-  // consumes in the same graph is computed over the consumer's iteration space: s.sum({0}) + a
-  // gives [7, 13], softmax of a 0-d tensor plus a [2] adds 0.5, not 1; (2) two reductions of x
-  // and of f(x) in one graph both give the reduction of x: amin(sqrt(x)) == amin(x).
+  // LT_BACKEND=mlir, reductions fused into clusters: (1) a reduction of a 0-d tensor (a generic
+  // of no loops reading its init) was merged by elementwise fusion into its consumer and
+  // accumulated over the consumer's iteration space: s.sum({0}) + a gave [7, 13]; (2) two
+  // reductions in one function shared one accumulator (generalized fills of equal inits merged
+  // by canonicalize + cse): amin(sqrt(x)) == amin(x); (3) argmin/argmax were lowered as min/max.
   expect_same([](lt::Device dev) {
     Tensor a = data({2, 3}, {2}, dev), s = data({5}, {}, dev);
     Tensor x = data({2, 0, 1.375, -1.125}, {4}, dev);
     Tensor r1 = s.sum({0}, false) + a, r2 = s.softmax(0) + a;
     Tensor m1 = x.sqrt().amin({0}, true), m2 = x.amin({0}, true);
     Tensor e1 = x.exp().sum({0}, true), e2 = x.sum({0}, true);
+    Tensor i1 = s.argmin(-1, true), i2 = std::get<1>(x.max(0, false));
     if (dev.is_lazy()) lt::mark_step();
-    return Tensors{r1, r2, m1, m2, e1, e2};
+    return Tensors{r1, r2, m1, m2, e1, e2, i1, i2};
+  });
+}
+
+TEST(FuzzRegressions, MlirSinCosLargeArgumentsAndSignedZero) {
+  // LT_BACKEND=mlir: MLIR's polynomial sin/cos reduce the argument in float32 (sin(6^6) off by
+  // 5e-4) and turned sin(-0) into +0, so rsqrt(sin(-0)) was +inf, not -inf.
+  expect_same([](lt::Device dev) {
+    Tensor t = lt::arange(9, lt::TensorOptions(dev).dtype(lt::kFloat32)).reshape({3, 3});
+    Tensor z = lt::full({}, 2.25, lt::TensorOptions(dev).dtype(lt::kFloat32)).ceil();
+    z.zero_();
+    Tensor big = lt::tensor<float>({-216.f, 46656.f, -1e5f}, {3}).to(dev);
+    Tensor a = t.pow(t).sin(), b = z.neg().sin().rsqrt(), c = big.cos(), d = big.sin();
+    if (dev.is_lazy()) lt::mark_step();
+    return Tensors{a, b, c, d};
   });
 }
 

@@ -424,6 +424,9 @@ TEST_F(Lazy, MlirGoldenModules) {
   EXPECT_EQ(count(before[0], "func.func"), 1);
   EXPECT_EQ(count(before[0], "linalg.generic"), 2);
   EXPECT_EQ(count(after[0], "llvm.cond_br"), 2) << after[0];
+  // softmax is one function: both reductions (max, sum) fuse with the elementwise ops around them.
+  EXPECT_EQ(count(before[1], "func.func"), 1) << before[1];
+  EXPECT_EQ(count(before[1], "\"reduction\""), 2) << before[1];
   // exp in softmax becomes a polynomial (no call to a libm expf).
   EXPECT_EQ(after[1].find("@expf"), std::string::npos) << after[1];
   // matmul runs as a library step (OpenBLAS): only bias + relu are compiled.

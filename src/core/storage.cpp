@@ -93,6 +93,23 @@ std::shared_ptr<Storage> wrap_storage(void* data, size_t nbytes) {
   return s;
 }
 
+void* cache_malloc(size_t nbytes, size_t align) {
+  if (align < kAlign) align = kAlign;
+  const size_t total = bucket_size(nbytes + align + 16);
+  char* base = static_cast<char*>(cached_alloc(total));
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(base) + 16 + align - 1) & ~(uintptr_t{align} - 1);
+  size_t* header = reinterpret_cast<size_t*>(a) - 2;  // {base, total} just before the block
+  header[0] = reinterpret_cast<uintptr_t>(base);
+  header[1] = total;
+  return reinterpret_cast<void*>(a);
+}
+
+void cache_free(void* p) {
+  if (!p) return;
+  const size_t* header = static_cast<const size_t*>(p) - 2;
+  cached_free(reinterpret_cast<void*>(header[0]), header[1]);
+}
+
 namespace allocator {
 Stats stats() {
   std::lock_guard<std::mutex> g(cache().mu);

@@ -17,6 +17,12 @@ struct Storage {
 std::shared_ptr<Storage> allocate_storage(size_t nbytes);
 std::shared_ptr<Storage> wrap_storage(void* data, size_t nbytes);
 
+// malloc/free over the same cache for code that frees without a size (the compiled MLIR code's
+// temporaries): a header before the block keeps where it starts and its size. `align` is a power
+// of two (64 at least).
+void* cache_malloc(size_t nbytes, size_t align = 64);
+void cache_free(void* p);
+
 namespace allocator {
 struct Stats {
   int64_t cached_bytes = 0;

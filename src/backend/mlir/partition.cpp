@@ -3,6 +3,7 @@
 #include "core/shape.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -30,14 +31,16 @@ bool is_fusible(const ir::Node* n) {
       return true;
     case OpCategory::EwBinary:
       return n->op != OpKind::Pow || is_floating(n->meta.compute);
-    case OpCategory::Reduction:
-      // Reductions run as library steps for now: with several reductions (or a 0-d one feeding
-      // a broadcast) in one function, bufferization let their results share a buffer (found by
-      // the random-program fuzzer: `cse` merged their `linalg.fill` inits and
-      // eliminate-empty-tensors then gave both one destination). Without cse before
-      // bufferization and without 0-d reductions that regression passes, but 400 random programs
-      // still disagree with eager: fusion stays off. The lowering stays in mlir_backend.cpp.
-      return false;
+    case OpCategory::Reduction: {
+      // Reductions fuse with their elementwise producers and consumers (LT_MLIR_FUSE_REDUCTIONS=0
+      // makes them library steps, for comparison).
+      static const bool fuse = [] {
+        const char* e = std::getenv("LT_MLIR_FUSE_REDUCTIONS");
+        return !(e && *e == '0');
+      }();
+      // argmax/argmin have no lowering (an index-carrying reduction): library steps.
+      return fuse && n->op != OpKind::Argmax && n->op != OpKind::Argmin;
+    }
     case OpCategory::Movement:
       return is_view_like(n->op);
     case OpCategory::Collective:
