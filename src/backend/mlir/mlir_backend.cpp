@@ -539,8 +539,12 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
     fn.setArgAttr(i, "bufferization.writable", BoolAttr::get(ctx, false));
   // Outputs are fresh buffers and inputs are only read: no written buffer aliases another
   // argument. Telling LLVM so lets it keep a reduction's accumulator in a register (and then
-  // vectorize the loop) instead of storing it at every step.
-  for (size_t i = 0; i < args.size(); ++i) fn.setArgAttr(i, "llvm.noalias", UnitAttr::get(ctx));
+  // vectorize the loop) instead of storing it at every step. The exception: an output that may
+  // be written into a donated input's buffer (Cluster::donations), and that input.
+  std::vector<bool> may_alias(args.size(), false);
+  for (auto [i, o] : c.donations) may_alias[i] = may_alias[c.inputs.size() + o] = true;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!may_alias[i]) fn.setArgAttr(i, "llvm.noalias", UnitAttr::get(ctx));
   Block* entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   std::unordered_map<const ir::Node*, Value> val;
@@ -618,6 +622,30 @@ class MlirExecutable : public Executable {
       for (int32_t i : reads) last[i] = static_cast<int32_t>(k);
     }
     for (int32_t r : roots_) last[r] = -1;
+    // Donation: the last step reading a buffer (a value or any view of it; a root is read
+    // after every step) may write an output into it, if the barrier donated it.
+    std::vector<int32_t> buf_of(nodes_.size()), buf_last(nodes_.size(), -1);
+    for (size_t v = 0; v < nodes_.size(); ++v) {
+      const PlanNode& n = nodes_[v];
+      buf_of[v] = n.kind == ir::NodeKind::Op && is_view_op(n.op) && !n.args.empty()
+                      ? buf_of[n.args[0]]
+                      : static_cast<int32_t>(v);
+    }
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const Step& s = steps_[k];
+      for (int32_t i : s.kind == Schedule::Kind::Cluster ? s.in : nodes_[s.node].args)
+        buf_last[buf_of[i]] = static_cast<int32_t>(k);
+    }
+    for (int32_t r : roots_) buf_last[buf_of[r]] = INT32_MAX;
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      Step& s = steps_[k];
+      if (s.kind != Schedule::Kind::Cluster) continue;
+      for (auto [i, o] : sched_.clusters[sched_.steps[k].cluster].donations) {
+        const int32_t d = s.in[i];
+        if (buf_of[d] == d && buf_last[d] == static_cast<int32_t>(k))
+          s.donate.emplace_back(i, o);
+      }
+    }
     release_after_.resize(steps_.size());
     for (size_t i = 0; i < last.size(); ++i)
       if (last[i] >= 0) release_after_[last[i]].push_back(static_cast<int32_t>(i));
@@ -633,7 +661,7 @@ class MlirExecutable : public Executable {
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
       if (s.kind == Schedule::Kind::Cluster) {
-        run_cluster(s, v);
+        run_cluster(s, v, args);
       } else {
         const PlanNode& n = nodes_[s.node];
         if (n.kind != ir::NodeKind::Op) {
@@ -652,7 +680,9 @@ class MlirExecutable : public Executable {
       const PlanNode& n = nodes_[roots_[r]];
       bool own = n.kind == ir::NodeKind::Op && !is_view_op(n.op) && t.is_contiguous();
       for (size_t q = 0; q < r && own; ++q) own = out[q].impl()->storage != t.impl()->storage;
-      for (const Tensor& d : args.data) own = own && d.impl()->storage != t.impl()->storage;
+      for (size_t d = 0; d < args.data.size(); ++d)  // a donated input's buffer is ours
+        own = own && (args.data[d].impl()->storage != t.impl()->storage ||
+                      (d < args.donate.size() && args.donate[d]));
       if (!own) {
         Tensor c = make_eager(t.sizes(), t.dtype());
         copy_into(c, t);
@@ -669,9 +699,10 @@ class MlirExecutable : public Executable {
     int32_t node = -1;
     std::vector<int32_t> in, out;
     void (*fn)(void**) = nullptr;
+    std::vector<std::pair<int32_t, int32_t>> donate;  // (input, output): see Cluster::donations
   };
 
-  void run_cluster(const Step& s, std::vector<Tensor>& v) {
+  void run_cluster(const Step& s, std::vector<Tensor>& v, const RunArgs& run_args) {
     std::vector<Desc> descs;
     std::vector<Tensor> keep;
     for (int32_t i : s.in) {
@@ -684,8 +715,20 @@ class MlirExecutable : public Executable {
       keep.push_back(t);
       descs.push_back(describe(t));
     }
-    for (int32_t o : s.out) {
-      v[o] = make_eager(nodes_[o].meta.sizes, nodes_[o].meta.dtype);
+    for (size_t k = 0; k < s.out.size(); ++k) {
+      const int32_t o = s.out[k];
+      for (auto [i, ok] : s.donate) {
+        const PlanNode& d = nodes_[s.in[i]];
+        const Tensor& t = keep[i];
+        if (ok == static_cast<int32_t>(k) && d.kind == ir::NodeKind::Data &&
+            static_cast<size_t>(d.slot) < run_args.donate.size() && run_args.donate[d.slot] &&
+            t.impl()->storage == v[s.in[i]].impl()->storage && t.storage_offset() == 0) {
+          v[o] = t;  // written in place: the input's last reader, element by element
+          M::add("DonatedInPlace");
+          break;
+        }
+      }
+      if (!v[o].defined()) v[o] = make_eager(nodes_[o].meta.sizes, nodes_[o].meta.dtype);
       descs.push_back(describe(v[o]));
     }
     std::vector<void*> ptrs(descs.size()), args(descs.size());

@@ -52,6 +52,47 @@ bool is_fusible(const ir::Node* n) {
   }
 }
 
+namespace {
+bool is_elementwise_op(const ir::Node* n) {
+  const OpCategory c = op_category(n->op);
+  return c == OpCategory::EwUnary || c == OpCategory::EwBinary || c == OpCategory::EwTernary;
+}
+}  // namespace
+
+static void find_donations(
+    Cluster& c, const std::unordered_map<const ir::Node*, std::vector<const ir::Node*>>& users) {
+  std::unordered_set<const ir::Node*> in(c.nodes.begin(), c.nodes.end());
+  auto users_in = [&](const ir::Node* n) {
+    std::vector<const ir::Node*> u;
+    auto it = users.find(n);
+    if (it != users.end())
+      for (const ir::Node* x : it->second)
+        if (in.count(x)) u.push_back(x);
+    return u;
+  };
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const ir::Node* d = c.inputs[i];
+    if (d->kind != ir::NodeKind::Data) continue;
+    std::vector<const ir::Node*> next = users_in(d);
+    if (next.size() != 1) continue;  // one reader in the cluster (users are distinct)
+    const ir::Node* cur = next[0];
+    while (is_elementwise_op(cur) && cur->meta.sizes == d->meta.sizes) {
+      next = users_in(cur);
+      auto o = std::find(c.outputs.begin(), c.outputs.end(), cur);
+      if (o != c.outputs.end()) {
+        const size_t k = static_cast<size_t>(o - c.outputs.begin());
+        // Readers of the output inside the cluster are fine: they read new values (the
+        // output has two uses, so elementwise fusion never recomputes it from the input).
+        if (cur->meta.dtype == d->meta.dtype)
+          c.donations.emplace_back(static_cast<int32_t>(i), static_cast<int32_t>(k));
+        break;
+      }
+      if (next.size() != 1) break;
+      cur = next[0];
+    }
+  }
+}
+
 Schedule partition(const ir::Graph& g) {
   Schedule s;
   std::unordered_map<const ir::Node*, std::vector<const ir::Node*>> users;
@@ -129,6 +170,7 @@ Schedule partition(const ir::Graph& g) {
       for (const ir::Node* u : users[n]) out = out || !in.count(u);
       if (out) c.outputs.push_back(n);
     }
+    find_donations(c, users);
   }
   return s;
 }

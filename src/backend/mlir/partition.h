@@ -15,6 +15,14 @@ struct Cluster {
   std::vector<const ir::Node*> nodes;    // topological order
   std::vector<const ir::Node*> inputs;   // values from outside (Const leaves are inlined)
   std::vector<const ir::Node*> outputs;  // values used outside the cluster or roots
+  // (input, output) index pairs where the output may be written into the input's buffer when
+  // the barrier donates it: the input is a device-data leaf read by one node of the cluster,
+  // from which a chain of elementwise ops of the input's shape, each used once and only here,
+  // leads to the output (same sizes and dtype). The input is then read element by element just
+  // before the same element of the output is written, however the chain's loops are fused;
+  // later readers of the output read its new values.
+  // Several inputs may lead to one output: the run writes into the first one donated.
+  std::vector<std::pair<int32_t, int32_t>> donations;
 };
 
 struct Schedule {
