@@ -129,7 +129,8 @@ TEST(ParallelLoops, LargeGraphsMatchEagerOnEveryThreadCount) {
   lt::set_lazy_backend("mlir");
   const int threads = lt::get_num_threads();
   lt::manual_seed(3);
-  lt::Tensor x = lt::randn({517, 301}), y = lt::randn({301});  // odd sizes: uneven chunks
+  // Odd sizes (uneven chunks) above LT_MLIR_PAR_MIN's default of 262144 iterations.
+  lt::Tensor x = lt::randn({701, 401}), y = lt::randn({401});
   lt::Tensor want = ((x * y + 1.0f).sigmoid() - x).tanh();
   lt::Tensor want_sm = lt::softmax(x, 1);
   for (int nt : {1, 2, 3}) {
