@@ -812,7 +812,8 @@ class MlirBackend : public Backend {
       module->print(os);
       os << "\n" << pipeline << "\n" << llvm_pipeline() << "\nopt " << opt_level << "\nLLVM "
          << LLVM_VERSION_STRING << "\ncpu " << tmb->getCPU() << " "
-         << tmb->getFeatures().getString();
+         << tmb->getFeatures().getString() << "\nlt " << lt_mlir_passes_fingerprint()
+         << " backend built " << __DATE__ << " " << __TIME__;  // our lowering changes too
       const llvm::XXH128_hash_t h = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(text));
       char buf[40];
       std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h.high64),

@@ -81,6 +81,14 @@ void rebuild(scf::ParallelOp p, bool keep_parallel) {
   p.erase();
 }
 
+int64_t par_min() {
+  static const int64_t v = [] {
+    const char* e = std::getenv("LT_MLIR_PAR_MIN");
+    return e && *e ? std::atoll(e) : int64_t{262144};
+  }();
+  return v;
+}
+
 struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelOuterPass)
   StringRef getArgument() const final { return "lt-parallel-outer"; }
@@ -90,10 +98,7 @@ struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp
   void getDependentDialects(DialectRegistry& r) const override { r.insert<scf::SCFDialect>(); }
 
   void runOnOperation() override {
-    static const int64_t min_work = [] {
-      const char* e = std::getenv("LT_MLIR_PAR_MIN");
-      return e && *e ? std::atoll(e) : int64_t{262144};
-    }();
+    const int64_t min_work = par_min();
     // Inner parallel loops first (post-order), so each outer one sees plain loops inside.
     SmallVector<scf::ParallelOp> loops;
     getOperation().walk([&](scf::ParallelOp p) { loops.push_back(p); });
@@ -110,5 +115,9 @@ struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp
 }  // namespace
 
 void register_lt_mlir_passes() { PassRegistration<ParallelOuterPass>(); }
+
+std::string lt_mlir_passes_fingerprint() {
+  return "par_min " + std::to_string(par_min()) + " built " __DATE__ " " __TIME__;
+}
 
 }  // namespace lt::backend
