@@ -1661,6 +1661,23 @@ TEST(FuzzRegressions, MlirReductionFusion) {
   });
 }
 
+TEST(FuzzRegressions, GeluTanhTailAndFloatToIntOutOfRange) {
+  // (1) gelu(x, "tanh") at x = -4 was x/2 * (1 + tanh(y)): one ulp of tanh is 0.2% of the
+  // result there, and the reciprocal showed eager's libm and mlir's polynomial 0.17% apart; it
+  // is x * sigmoid(2y) now. (2) float -> int64 of -inf: eager (x86 cvttsd2si) gives INT64_MIN,
+  // the compiled fptosi gave 0.
+  expect_same([](lt::Device dev) {
+    Tensor x = lt::tensor<float>({-4.f, -3.f, -9.f, 0.5f}, {4}).to(dev);
+    Tensor g = x.gelu("tanh").reciprocal();
+    Tensor i = lt::tensor<int64_t>({-2, 1, 3}, {3}).to(dev);
+    Tensor f = lt::tensor<float>({-0.625f, 1.f, 0.f}, {3}).to(dev).div(false);  // -inf, inf, nan
+    i.copy_(f);
+    Tensor j = lt::tensor<double>({1e300, -3.5, 2.5e9}, {3}).to(dev).to(lt::kInt32);
+    if (dev.is_lazy()) lt::mark_step();
+    return Tensors{g, i, j};
+  });
+}
+
 TEST(FuzzRegressions, MlirSinCosLargeArgumentsAndSignedZero) {
   // LT_BACKEND=mlir: MLIR's polynomial sin/cos reduce the argument in float32 (sin(6^6) off by
   // 5e-4) and turned sin(-0) into +0, so rsqrt(sin(-0)) was +inf, not -inf.

@@ -172,7 +172,19 @@ class Lowering {
       if (from == kBool) return arith::UIToFPOp::create(b, loc_, t, v);
       return arith::SIToFPOp::create(b, loc_, t, v);
     }
-    if (is_floating(from)) return arith::FPToSIOp::create(b, loc_, t, v);
+    if (is_floating(from)) {
+      // What the eager kernels' static_cast compiles to on x86 (cvtt*2si): NaN and values out
+      // of range give the most negative integer. LLVM's fptosi would give poison.
+      const int bits = static_cast<int>(dtype_size(to) * 8);
+      Value r = arith::FPToSIOp::create(b, loc_, t, v);
+      Value lim = arith::ConstantOp::create(
+          b, loc_, b.getFloatAttr(elem(from), std::ldexp(1.0, bits - 1)));
+      Value in_range = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OLT,
+                                             math::AbsFOp::create(b, loc_, v), lim);
+      Value min = arith::ConstantOp::create(
+          b, loc_, b.getIntegerAttr(t, bits == 64 ? INT64_MIN : int64_t{INT32_MIN}));
+      return arith::SelectOp::create(b, loc_, in_range, r, min);
+    }
     if (from == kBool) return arith::ExtUIOp::create(b, loc_, t, v);
     if (dtype_size(from) < dtype_size(to)) return arith::ExtSIOp::create(b, loc_, t, v);
     return arith::TruncIOp::create(b, loc_, t, v);
