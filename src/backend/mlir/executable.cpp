@@ -1,0 +1,201 @@
+#include "backend/mlir/executable.h"
+
+#include <climits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "backend/plan_node.h"
+#include "core/metrics.h"
+#include "core/parallel.h"
+#include "core/tensor_impl.h"
+#include "eager/executor.h"
+#include "eager/kernels.h"
+#include "eager/tensor_util.h"
+
+namespace lt::backend {
+namespace {
+
+namespace M = lt::metrics_impl;
+
+struct Desc {
+  std::vector<int64_t> words;  // allocated, aligned, offset, sizes..., strides...
+};
+Desc describe(const Tensor& t) {
+  Desc d;
+  void* p = t.raw_data_ptr();
+  d.words.push_back(reinterpret_cast<int64_t>(p));
+  d.words.push_back(reinterpret_cast<int64_t>(p));
+  d.words.push_back(0);
+  for (int64_t s : t.sizes()) d.words.push_back(s);
+  for (int64_t s : t.strides()) d.words.push_back(s);
+  return d;
+}
+
+class MlirExecutable : public Executable {
+ public:
+  MlirExecutable(const ir::Graph& g, Schedule s, const PackedLookup& lookup,
+                 std::shared_ptr<void> code)
+      : sched_(std::move(s)), code_(std::move(code)), nodes_(flatten(g, &roots_)) {
+    std::unordered_map<const ir::Node*, int32_t> idx;
+    for (size_t i = 0; i < g.order.size(); ++i) idx[g.order[i]] = static_cast<int32_t>(i);
+    for (Schedule::Step& st : sched_.steps) {
+      Step s;
+      s.kind = st.kind;
+      if (st.kind == Schedule::Kind::Cluster) {
+        const Cluster& c = sched_.clusters[st.cluster];
+        for (const ir::Node* n : c.inputs) s.in.push_back(idx.at(n));
+        for (const ir::Node* n : c.outputs) s.out.push_back(idx.at(n));
+        s.fn = lookup("_mlir__mlir_ciface_c" + std::to_string(st.cluster));
+        ok_ = ok_ && s.fn;
+      } else {
+        s.node = idx.at(st.node);
+      }
+      steps_.push_back(std::move(s));
+    }
+    // Each value is released after the step that reads it last (roots are kept), so a step's
+    // peak memory is that of its live values, as on eager, not of every intermediate.
+    std::vector<int32_t> last(nodes_.size(), -1);
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const Step& s = steps_[k];
+      const std::vector<int32_t>& reads =
+          s.kind == Schedule::Kind::Cluster ? s.in : nodes_[s.node].args;
+      for (int32_t i : reads) last[i] = static_cast<int32_t>(k);
+    }
+    for (int32_t r : roots_) last[r] = -1;
+    // Donation: the last step reading a buffer (a value or any view of it; a root is read
+    // after every step) may write an output into it, if the barrier donated it.
+    std::vector<int32_t> buf_of(nodes_.size()), buf_last(nodes_.size(), -1);
+    for (size_t v = 0; v < nodes_.size(); ++v) {
+      const PlanNode& n = nodes_[v];
+      buf_of[v] = n.kind == ir::NodeKind::Op && is_view_op(n.op) && !n.args.empty()
+                      ? buf_of[n.args[0]]
+                      : static_cast<int32_t>(v);
+    }
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const Step& s = steps_[k];
+      for (int32_t i : s.kind == Schedule::Kind::Cluster ? s.in : nodes_[s.node].args)
+        buf_last[buf_of[i]] = static_cast<int32_t>(k);
+    }
+    for (int32_t r : roots_) buf_last[buf_of[r]] = INT32_MAX;
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      Step& s = steps_[k];
+      if (s.kind != Schedule::Kind::Cluster) continue;
+      for (auto [i, o] : sched_.clusters[sched_.steps[k].cluster].donations) {
+        const int32_t d = s.in[i];
+        if (buf_of[d] == d && buf_last[d] == static_cast<int32_t>(k)) s.donate.emplace_back(i, o);
+      }
+    }
+    release_after_.resize(steps_.size());
+    for (size_t i = 0; i < last.size(); ++i)
+      if (last[i] >= 0) release_after_[last[i]].push_back(static_cast<int32_t>(i));
+  }
+  bool ok() const { return ok_; }
+
+  std::vector<Tensor> run(const RunArgs& args) override {
+    // Compiled loops fork through the OpenMP runtime our kernels use (libomp): give this
+    // thread's fork the library's thread count.
+    thread_local int omp_threads = 0;
+    if (omp_threads != num_threads()) omp_set_num_threads(omp_threads = num_threads());
+    std::vector<Tensor> v(nodes_.size());
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const Step& s = steps_[k];
+      if (s.kind == Schedule::Kind::Cluster) {
+        run_cluster(s, v, args);
+      } else {
+        const PlanNode& n = nodes_[s.node];
+        if (n.kind != ir::NodeKind::Op) {
+          v[s.node] = leaf_value(n, args);
+        } else {
+          OpAttrs attrs;
+          std::vector<Tensor> in = op_inputs(n, v, &attrs);
+          v[s.node] = eager_execute(n.op, in, attrs, n.meta);
+        }
+      }
+      for (int32_t i : release_after_[k]) v[i] = Tensor();
+    }
+    std::vector<Tensor> out;
+    for (size_t r = 0; r < roots_.size(); ++r) {
+      Tensor t = v[roots_[r]];
+      const PlanNode& n = nodes_[roots_[r]];
+      bool own = n.kind == ir::NodeKind::Op && !is_view_op(n.op) && t.is_contiguous();
+      for (size_t q = 0; q < r && own; ++q) own = out[q].impl()->storage != t.impl()->storage;
+      for (size_t d = 0; d < args.data.size(); ++d)  // a donated input's buffer is ours
+        own = own && (args.data[d].impl()->storage != t.impl()->storage ||
+                      (d < args.donate.size() && args.donate[d]));
+      if (!own) {
+        Tensor c = make_eager(t.sizes(), t.dtype());
+        copy_into(c, t);
+        t = c;
+      }
+      out.push_back(t);
+    }
+    return out;
+  }
+
+ private:
+  struct Step {
+    Schedule::Kind kind;
+    int32_t node = -1;
+    std::vector<int32_t> in, out;
+    void (*fn)(void**) = nullptr;
+    std::vector<std::pair<int32_t, int32_t>> donate;  // (input, output): see Cluster::donations
+  };
+
+  void run_cluster(const Step& s, std::vector<Tensor>& v, const RunArgs& run_args) {
+    std::vector<Desc> descs;
+    std::vector<Tensor> keep;
+    for (int32_t i : s.in) {
+      Tensor t = v[i];
+      if (!t.is_contiguous() || t.storage_offset() != 0) {  // identity layout expected
+        Tensor c = make_eager(t.sizes(), t.dtype());
+        copy_into(c, t);
+        t = c;
+      }
+      keep.push_back(t);
+      descs.push_back(describe(t));
+    }
+    for (size_t k = 0; k < s.out.size(); ++k) {
+      const int32_t o = s.out[k];
+      for (auto [i, ok] : s.donate) {
+        const PlanNode& d = nodes_[s.in[i]];
+        const Tensor& t = keep[i];
+        if (ok == static_cast<int32_t>(k) && d.kind == ir::NodeKind::Data &&
+            static_cast<size_t>(d.slot) < run_args.donate.size() && run_args.donate[d.slot] &&
+            t.impl()->storage == v[s.in[i]].impl()->storage && t.storage_offset() == 0) {
+          v[o] = t;  // written in place: the input's last reader, element by element
+          M::add("DonatedInPlace");
+          break;
+        }
+      }
+      if (!v[o].defined()) v[o] = make_eager(nodes_[o].meta.sizes, nodes_[o].meta.dtype);
+      descs.push_back(describe(v[o]));
+    }
+    std::vector<void*> ptrs(descs.size()), args(descs.size());
+    for (size_t i = 0; i < descs.size(); ++i) {
+      ptrs[i] = descs[i].words.data();
+      args[i] = &ptrs[i];
+    }
+    s.fn(args.data());
+  }
+
+  Schedule sched_;
+  std::shared_ptr<void> code_;
+  std::vector<int32_t> roots_;  // before nodes_: flatten() fills it in the initializer list
+  std::vector<PlanNode> nodes_;
+  std::vector<Step> steps_;
+  std::vector<std::vector<int32_t>> release_after_;  // per step: values read for the last time
+  bool ok_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,
+                                                 const PackedLookup& lookup,
+                                                 std::shared_ptr<void> code) {
+  auto exe = std::make_unique<MlirExecutable>(g, std::move(s), lookup, std::move(code));
+  if (!exe->ok()) return nullptr;
+  return exe;
+}
+
+}  // namespace lt::backend

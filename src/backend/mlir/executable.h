@@ -1,0 +1,24 @@
+// The MLIR backend's executable: runs a partitioned graph step by step, compiled clusters
+// through their packed entry points (JIT-compiled or loaded from the disk cache) and library
+// steps on the eager kernels; releases values after their last reader and writes outputs into
+// donated buffers where the partition allows it. Plain C++: no MLIR types.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "backend/backend.h"
+#include "backend/mlir/partition.h"
+
+namespace lt::backend {
+
+// The packed entry point (`void(void**)`) of a compiled function by its symbol name, or nullptr.
+using PackedLookup = std::function<void (*(const std::string&))(void**)>;
+
+// `code` keeps the compiled code alive (a JIT engine, a dlopen'ed library). Returns nullptr when
+// a cluster's function is missing.
+std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,
+                                                 const PackedLookup& lookup,
+                                                 std::shared_ptr<void> code);
+
+}  // namespace lt::backend
