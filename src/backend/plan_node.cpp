@@ -21,6 +21,17 @@ std::vector<PlanNode> flatten(const ir::Graph& g, std::vector<int32_t>* roots) {
   return nodes;
 }
 
+std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes) {
+  std::vector<int32_t> owner(nodes.size());
+  for (size_t v = 0; v < nodes.size(); ++v) {
+    const PlanNode& n = nodes[v];
+    owner[v] = n.kind == ir::NodeKind::Op && is_view_op(n.op) && !n.args.empty()
+                   ? owner[n.args[0]]
+                   : static_cast<int32_t>(v);
+  }
+  return owner;
+}
+
 Tensor leaf_value(const PlanNode& n, const RunArgs& args) {
   switch (n.kind) {
     case ir::NodeKind::Data: return args.data.at(n.slot);

@@ -31,4 +31,7 @@ std::vector<Tensor> op_inputs(const PlanNode& n, const std::vector<Tensor>& valu
 
 bool is_view_op(OpKind op);
 
+// Per value, the value whose buffer it lives in: a view op's result shares its source's.
+std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes);
+
 }  // namespace lt::backend

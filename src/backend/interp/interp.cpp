@@ -29,14 +29,10 @@ class Plan : public Executable {
       if (last[v] >= 0 && last[v] < static_cast<int32_t>(steps_.size()))
         frees_[last[v]].push_back(static_cast<int32_t>(v));
     // A view shares its source's buffer: a buffer lives until the last use of any view of it.
-    buf_of_.resize(steps_.size());
+    buf_of_ = buffer_owners(steps_);
     buf_last_.assign(steps_.size(), -1);
-    for (size_t v = 0; v < steps_.size(); ++v) {
-      const PlanNode& s = steps_[v];
-      buf_of_[v] = s.kind == ir::NodeKind::Op && is_view_op(s.op) ? buf_of_[s.args[0]]
-                                                                   : static_cast<int32_t>(v);
+    for (size_t v = 0; v < steps_.size(); ++v)
       buf_last_[buf_of_[v]] = std::max(buf_last_[buf_of_[v]], last[v]);
-    }
   }
 
   std::vector<Tensor> run(const RunArgs& args) override {

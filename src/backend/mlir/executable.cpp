@@ -55,29 +55,16 @@ class MlirExecutable : public Executable {
     }
     // Each value is released after the step that reads it last (roots are kept), so a step's
     // peak memory is that of its live values, as on eager, not of every intermediate.
-    std::vector<int32_t> last(nodes_.size(), -1);
-    for (size_t k = 0; k < steps_.size(); ++k) {
-      const Step& s = steps_[k];
-      const std::vector<int32_t>& reads =
-          s.kind == Schedule::Kind::Cluster ? s.in : nodes_[s.node].args;
-      for (int32_t i : reads) last[i] = static_cast<int32_t>(k);
-    }
-    for (int32_t r : roots_) last[r] = -1;
     // Donation: the last step reading a buffer (a value or any view of it; a root is read
     // after every step) may write an output into it, if the barrier donated it.
-    std::vector<int32_t> buf_of(nodes_.size()), buf_last(nodes_.size(), -1);
-    for (size_t v = 0; v < nodes_.size(); ++v) {
-      const PlanNode& n = nodes_[v];
-      buf_of[v] = n.kind == ir::NodeKind::Op && is_view_op(n.op) && !n.args.empty()
-                      ? buf_of[n.args[0]]
-                      : static_cast<int32_t>(v);
-    }
+    const std::vector<int32_t> buf_of = buffer_owners(nodes_);
+    std::vector<int32_t> last(nodes_.size(), -1), buf_last(nodes_.size(), -1);
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
       for (int32_t i : s.kind == Schedule::Kind::Cluster ? s.in : nodes_[s.node].args)
-        buf_last[buf_of[i]] = static_cast<int32_t>(k);
+        last[i] = buf_last[buf_of[i]] = static_cast<int32_t>(k);
     }
-    for (int32_t r : roots_) buf_last[buf_of[r]] = INT32_MAX;
+    for (int32_t r : roots_) last[r] = -1, buf_last[buf_of[r]] = INT32_MAX;
     for (size_t k = 0; k < steps_.size(); ++k) {
       Step& s = steps_[k];
       if (s.kind != Schedule::Kind::Cluster) continue;
@@ -160,7 +147,7 @@ class MlirExecutable : public Executable {
       for (auto [i, ok] : s.donate) {
         const PlanNode& d = nodes_[s.in[i]];
         const Tensor& t = keep[i];
-        if (ok == static_cast<int32_t>(k) && d.kind == ir::NodeKind::Data &&
+        if (ok == static_cast<int32_t>(k) &&  // d is a data leaf (Cluster::donations)
             static_cast<size_t>(d.slot) < run_args.donate.size() && run_args.donate[d.slot] &&
             t.impl()->storage == v[s.in[i]].impl()->storage && t.storage_offset() == 0) {
           v[o] = t;  // written in place: the input's last reader, element by element

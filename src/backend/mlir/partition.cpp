@@ -53,13 +53,7 @@ bool is_fusible(const ir::Node* n) {
 }
 
 namespace {
-bool is_elementwise_op(const ir::Node* n) {
-  const OpCategory c = op_category(n->op);
-  return c == OpCategory::EwUnary || c == OpCategory::EwBinary || c == OpCategory::EwTernary;
-}
-}  // namespace
-
-static void find_donations(
+void find_donations(
     Cluster& c, const std::unordered_map<const ir::Node*, std::vector<const ir::Node*>>& users) {
   std::unordered_set<const ir::Node*> in(c.nodes.begin(), c.nodes.end());
   auto users_in = [&](const ir::Node* n) {
@@ -76,7 +70,7 @@ static void find_donations(
     std::vector<const ir::Node*> next = users_in(d);
     if (next.size() != 1) continue;  // one reader in the cluster (users are distinct)
     const ir::Node* cur = next[0];
-    while (is_elementwise_op(cur) && cur->meta.sizes == d->meta.sizes) {
+    while (is_elementwise(cur->op) && cur->meta.sizes == d->meta.sizes) {
       next = users_in(cur);
       auto o = std::find(c.outputs.begin(), c.outputs.end(), cur);
       if (o != c.outputs.end()) {
@@ -92,6 +86,7 @@ static void find_donations(
     }
   }
 }
+}  // namespace
 
 Schedule partition(const ir::Graph& g) {
   Schedule s;
