@@ -204,6 +204,29 @@ TEST_F(Lazy, DonationAtBarrierReusesBuffer) {
 // On the mlir backend the compiled code itself writes into the donated buffer (an output that
 // a chain of same-shape elementwise ops computes from the buffer's only reader); anything that
 // reads the buffer otherwise gets a fresh output.
+TEST_F(Lazy, CompiledLayerNormRecomputesCheapProducerAndKeepsAccumulatorsInRegisters) {
+  // layer_norm's `x - mean` has two readers (the variance and the output): lt-recompute-cheap
+  // gives each its own copy for fusion, and both row reductions carry their accumulator in a
+  // register (MlirPromotedAccumulators). Values: as eager, to float32 rounding of the sums
+  // (the compiled reductions are vectorized, eager's are not: 1e-5 relative).
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{37, 301}, {4, 1}, {1, 1024}}) {
+    lt::Tensor x = lt::randn({rows, cols}) * 3.0f + 1.0f, w = lt::randn({cols}),
+               b = lt::randn({cols});
+    lt::Tensor want = lt::layer_norm(x, {cols}, w, b);
+    lt::metrics::reset();
+    lt::Tensor got = lt::layer_norm(x.to(kLazy), {cols}, w.to(kLazy), b.to(kLazy));
+    lt::mark_step();
+    EXPECT_GE(lt::metrics::counter("MlirRecomputed"), 1) << rows << "x" << cols;
+    EXPECT_GE(lt::metrics::counter("MlirPromotedAccumulators"), 2) << lt::metrics::report();
+    std::vector<float> g = vals(got), e = vals(want);
+    ASSERT_EQ(g.size(), e.size());
+    for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], e[i], 1e-4 * (1 + std::abs(e[i])));
+  }
+  lt::set_lazy_backend(before);
+}
+
 TEST_F(Lazy, CompiledCodeWritesDonatedBufferInPlace) {
   const std::string before = lt::lazy_backend();
   lt::set_lazy_backend("mlir");

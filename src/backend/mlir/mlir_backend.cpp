@@ -86,7 +86,7 @@ Runtime& runtime() {
 // canonicalize swapped the init for tensor.empty, cse merged equal fills, and two reductions
 // accumulated into one buffer.
 const char* kPipeline =
-    "linalg-fuse-elementwise-ops,"
+    "lt-recompute-cheap,linalg-fuse-elementwise-ops,"
     "canonicalize,cse,eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
