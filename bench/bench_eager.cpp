@@ -84,7 +84,7 @@ void dispatch_tiny(benchmark::State& st) {  // one op on 4x4 tensors: the cost o
 }
 
 const bool registered = [] {
-  for (int64_t n : {512, 1024})
+  for (int64_t n : {128, 512, 1024})
     benchmark::RegisterBenchmark(("matmul_" + std::to_string(n) + "/cblas").c_str(), cblas_matmul,
                                  n)
         ->UseRealTime();

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "backend/mlir/matmul_codegen.h"  // internal: the codegen alternative to BLAS
 #include "bench_util.h"
 
 namespace {
@@ -106,6 +107,25 @@ void matmul(benchmark::State& st, Sys s, int64_t n) {
   ltb::set_gflops(st, 2.0 * n * n * n);
 }
 
+// matmul_<n>/mlir_codegen: the same product compiled by MLIR (transform-dialect tiling +
+// vectorization, OpenMP over 64x128 blocks) instead of the OpenBLAS call lt_mlir makes; the
+// comparison behind the backend's choice of BLAS (docs/ARCHITECTURE.md). compile_ms: once.
+void matmul_codegen(benchmark::State& st, int64_t n) {
+  lt::backend::CodegenMatmul k = lt::backend::compile_codegen_matmul(n, n, n);
+  if (!k.run) {
+    st.SkipWithError(k.error.c_str());
+    return;
+  }
+  lt::Tensor a = lt::randn({n, n}), b = lt::randn({n, n}), c = lt::zeros({n, n});
+  for (auto _ : st) {
+    k.run(a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>());
+    benchmark::ClobberMemory();
+  }
+  ltb::set_gflops(st, 2.0 * n * n * n);
+  ltb::time_value(st, "ms");
+  st.counters["compile_ms"] = k.compile_ms;
+}
+
 void conv2d(benchmark::State& st, Sys s) {
   const lt::Device d = ltb::enter(s);
   lt::Tensor x = lt::randn({32, 3, 32, 32}).to(d), w = lt::randn({64, 3, 3, 3}).to(d),
@@ -154,10 +174,15 @@ const bool registered = [] {
   ltb::add("chain8", ltb::kAll, chain8, ms);
   ltb::add("softmax", ltb::kAll, softmax, ms);
   ltb::add("layer_norm", ltb::kAll, layer_norm, ms);
-  for (int64_t n : {512, 1024})
+  for (int64_t n : {128, 512, 1024}) {
     ltb::add(
         "matmul_" + std::to_string(n), ltb::kAll,
         [n](benchmark::State& st, Sys s) { matmul(st, s, n); }, ms);
+    benchmark::RegisterBenchmark(("matmul_" + std::to_string(n) + "/mlir_codegen").c_str(),
+                                 matmul_codegen, n)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
   ltb::add("conv2d", ltb::kAll, conv2d, ms);
   ltb::add("compile_mlp_step", ltb::kLazy, compile_mlp_step,
            [](auto* b) { b->Iterations(8)->Unit(benchmark::kMillisecond); });

@@ -227,6 +227,35 @@ TEST_F(Lazy, CompiledLayerNormRecomputesCheapProducerAndKeepsAccumulatorsInRegis
   lt::set_lazy_backend(before);
 }
 
+TEST_F(Lazy, CompiledMatmulByGeneratedCodeMatchesEager) {
+  // Matmuls whose shape the generated kernel takes (rows % 32, n % 128, k % 128; float32; B
+  // 2-d) run it instead of OpenBLAS: plain, A's batch dims folded into rows, B a transposed
+  // view and A a transposed view (both copied to row-major first). Other shapes keep BLAS.
+  // Tolerance: both sum k float32 products, in different orders: 1e-5 * sqrt(k) * |a||b| per
+  // term, i.e. 1e-3 absolute for these randn operands (|c| up to ~60).
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  auto check = [](const lt::Tensor& a, const lt::Tensor& b, bool generated) {
+    lt::Tensor want = lt::matmul(a, b);
+    lt::metrics::reset();
+    lt::Tensor got = lt::matmul(a.to(kLazy), b.to(kLazy)) + 0.0f;  // a cluster after it
+    lt::mark_step();
+    EXPECT_EQ(lt::metrics::counter("CodegenMatmulSteps") >= 1, generated) << lt::metrics::report();
+    std::vector<float> g = vals(got), e = vals(want);
+    ASSERT_EQ(g.size(), e.size());
+    double worst = 0;
+    for (size_t i = 0; i < g.size(); ++i) worst = std::max(worst, double(std::abs(g[i] - e[i])));
+    EXPECT_LT(worst, 1e-3) << a.sizes().size() << "-d a";
+  };
+  check(lt::randn({64, 256}), lt::randn({256, 128}), true);
+  check(lt::randn({2, 32, 128}), lt::randn({128, 256}), true);  // rows = 2 * 32
+  check(lt::randn({32, 128}), lt::randn({256, 128}).t(), true);  // x @ W^T, as Linear
+  check(lt::randn({128, 32}).t(), lt::randn({128, 128}), true);
+  check(lt::randn({32, 100}), lt::randn({100, 128}), false);     // k % 128 != 0: BLAS
+  check(lt::randn({2, 32, 128}), lt::randn({2, 128, 128}), false);  // batched B: BLAS
+  lt::set_lazy_backend(before);
+}
+
 TEST_F(Lazy, CompiledCodeWritesDonatedBufferInPlace) {
   const std::string before = lt::lazy_backend();
   lt::set_lazy_backend("mlir");

@@ -35,7 +35,7 @@ Desc describe(const Tensor& t) {
 class MlirExecutable : public Executable {
  public:
   MlirExecutable(const ir::Graph& g, Schedule s, const PackedLookup& lookup,
-                 std::shared_ptr<void> code)
+                 std::shared_ptr<void> code, const LibraryKernels& kernels)
       : sched_(std::move(s)), code_(std::move(code)), nodes_(flatten(g, &roots_)) {
     std::unordered_map<const ir::Node*, int32_t> idx;
     for (size_t i = 0; i < g.order.size(); ++i) idx[g.order[i]] = static_cast<int32_t>(i);
@@ -50,6 +50,8 @@ class MlirExecutable : public Executable {
         ok_ = ok_ && s.fn;
       } else {
         s.node = idx.at(st.node);
+        auto k = kernels.find(st.node);
+        if (k != kernels.end()) s.matmul = k->second;
       }
       steps_.push_back(std::move(s));
     }
@@ -93,6 +95,8 @@ class MlirExecutable : public Executable {
         const PlanNode& n = nodes_[s.node];
         if (n.kind != ir::NodeKind::Op) {
           v[s.node] = leaf_value(n, args);
+        } else if (s.matmul) {
+          run_matmul(s, v);
         } else {
           OpAttrs attrs;
           std::vector<Tensor> in = op_inputs(n, v, &attrs);
@@ -127,7 +131,27 @@ class MlirExecutable : public Executable {
     std::vector<int32_t> in, out;
     void (*fn)(void**) = nullptr;
     std::vector<std::pair<int32_t, int32_t>> donate;  // (input, output): see Cluster::donations
+    MatmulKernel matmul;                                // a library matmul by generated code
   };
+
+  static Tensor dense(const Tensor& t) {  // the kernels take contiguous row-major buffers
+    if (t.is_contiguous()) return t;
+    Tensor c = make_eager(t.sizes(), t.dtype());
+    copy_into(c, t);
+    return c;
+  }
+
+  // A (rows folded from its batch dims) times a 2-d B; the backend checked shapes and dtypes.
+  void run_matmul(const Step& s, std::vector<Tensor>& v) {
+    const PlanNode& n = nodes_[s.node];
+    OpAttrs attrs;
+    std::vector<Tensor> in = op_inputs(n, v, &attrs);
+    Tensor a = dense(in[0]), b = dense(in[1]);
+    Tensor out = make_eager(n.meta.sizes, kFloat32);
+    s.matmul(static_cast<const float*>(a.raw_data_ptr()), static_cast<const float*>(b.raw_data_ptr()),
+             static_cast<float*>(out.raw_data_ptr()));
+    v[s.node] = out;
+  }
 
   void run_cluster(const Step& s, std::vector<Tensor>& v, const RunArgs& run_args) {
     std::vector<Desc> descs;
@@ -179,8 +203,10 @@ class MlirExecutable : public Executable {
 
 std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,
                                                  const PackedLookup& lookup,
-                                                 std::shared_ptr<void> code) {
-  auto exe = std::make_unique<MlirExecutable>(g, std::move(s), lookup, std::move(code));
+                                                 std::shared_ptr<void> code,
+                                                 const LibraryKernels& kernels) {
+  auto exe =
+      std::make_unique<MlirExecutable>(g, std::move(s), lookup, std::move(code), kernels);
   if (!exe->ok()) return nullptr;
   return exe;
 }

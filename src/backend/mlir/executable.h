@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "backend/backend.h"
 #include "backend/mlir/partition.h"
@@ -15,10 +16,16 @@ namespace lt::backend {
 // The packed entry point (`void(void**)`) of a compiled function by its symbol name, or nullptr.
 using PackedLookup = std::function<void (*(const std::string&))(void**)>;
 
+// Library matmul steps that run generated code (matmul_codegen.h) instead of OpenBLAS:
+// C[rows, m] = A[rows, k] B[k, m] on contiguous float32 buffers.
+using MatmulKernel = std::function<void(const float* a, const float* b, float* c)>;
+using LibraryKernels = std::unordered_map<const ir::Node*, MatmulKernel>;
+
 // `code` keeps the compiled code alive (a JIT engine, a dlopen'ed library). Returns nullptr when
 // a cluster's function is missing.
 std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,
                                                  const PackedLookup& lookup,
-                                                 std::shared_ptr<void> code);
+                                                 std::shared_ptr<void> code,
+                                                 const LibraryKernels& kernels = {});
 
 }  // namespace lt::backend

@@ -15,6 +15,8 @@
 #include "backend/backend.h"
 #include "backend/mlir/disk_cache.h"
 #include "backend/mlir/executable.h"
+#include "backend/mlir/matmul_codegen.h"
+#include "backend/mlir/mlir_runtime.h"
 #include "backend/mlir/parallel_loops.h"
 #include "backend/mlir/partition.h"
 #include "core/metrics.h"
@@ -52,34 +54,32 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace lt::backend {
-namespace {
 
 using namespace mlir;
-namespace M = lt::metrics_impl;
 
 // ---- process-wide MLIR state (registration costs tens of ms: once)
-struct Runtime {
-  std::mutex mu;
-  std::unique_ptr<MLIRContext> ctx;
-  Runtime() {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
-    DialectRegistry registry;
-    registerAllDialects(registry);
-    registerAllExtensions(registry);
-    registerAllToLLVMIRTranslations(registry);
-    registerAllPasses();
-    register_lt_mlir_passes();
-    ctx = std::make_unique<MLIRContext>(registry);
-    ctx->loadAllAvailableDialects();
-    ctx->disableMultithreading();
-  }
-};
-Runtime& runtime() {
-  static Runtime* r = new Runtime();
+MlirRuntime::MlirRuntime() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registerAllPasses();
+  register_lt_mlir_passes();
+  ctx = std::make_unique<MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  ctx->disableMultithreading();
+}
+MlirRuntime& mlir_runtime() {
+  static MlirRuntime* r = new MlirRuntime();
   return *r;
 }
+
+namespace {
+
+namespace M = lt::metrics_impl;
 
 // Passes anchored on the builtin.module the PassManager runs on. Reduction inits stay named
 // linalg.fill ops on their own allocations: generalized, a fill no longer reads its init, so
@@ -149,6 +149,8 @@ struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
   }
 };
 
+}  // namespace
+
 llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -172,6 +174,8 @@ llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm) {
   mpm.run(*m, mam);
   return llvm::Error::success();
 }
+
+namespace {
 
 // ---- lowering of one cluster
 class Lowering {
@@ -628,6 +632,37 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
   return true;
 }
 
+// Library matmuls whose shape the generated kernel takes (matmul_codegen.h) run it instead of
+// OpenBLAS: where both apply, it was 1.5-2x faster here (docs/ARCHITECTURE.md, "Matmul: BLAS or
+// generated code"). Float32, B 2-d (A's batch dims fold into rows). LT_MLIR_MATMUL=blas keeps
+// OpenBLAS for all of them.
+LibraryKernels matmul_kernels(const Schedule& s) {
+  static const bool on = [] {
+    const char* e = std::getenv("LT_MLIR_MATMUL");
+    return !(e && std::string(e) == "blas");
+  }();
+  LibraryKernels ks;
+  if (!on) return ks;
+  for (const Schedule::Step& st : s.steps) {
+    if (st.kind != Schedule::Kind::Library || st.node->op != OpKind::Matmul) continue;
+    const ir::Node* n = st.node;
+    const OpMeta& a = n->operands[0]->meta;
+    const OpMeta& b = n->operands[1]->meta;
+    if (n->meta.dtype != kFloat32 || a.dtype != kFloat32 || b.dtype != kFloat32 ||
+        b.sizes.size() != 2 || a.sizes.size() < 2)
+      continue;
+    const int64_t k = a.sizes[a.sizes.size() - 1], m = b.sizes[1];
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < a.sizes.size(); ++d) rows *= a.sizes[d];
+    if (b.sizes[0] != k || !codegen_matmul_fits(rows, m, k)) continue;
+    std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, k);
+    if (!c->run) continue;
+    ks[n] = [c](const float* x, const float* y, float* z) { c->run(x, y, z); };
+    M::add("CodegenMatmulSteps");
+  }
+  return ks;
+}
+
 class MlirBackend : public Backend {
  public:
   const char* name() const override { return "mlir"; }
@@ -645,7 +680,8 @@ class MlirBackend : public Backend {
       return make_interp_backend()->compile(g);
     }
     Schedule s = partition(g);
-    Runtime& rt = runtime();
+    const LibraryKernels kernels = matmul_kernels(s);  // before taking the context's lock
+    MlirRuntime& rt = mlir_runtime();
     std::lock_guard<std::mutex> lock(rt.mu);
     MLIRContext* ctx = rt.ctx.get();
     std::string diag;
@@ -705,7 +741,7 @@ class MlirBackend : public Backend {
             [&](const std::string& name) {
               return reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, name));
             },
-            lib);
+            lib, kernels);
         if (exe) {
           M::add("DiskCacheHit");
           return exe;
@@ -771,7 +807,7 @@ class MlirBackend : public Backend {
             }
             return reinterpret_cast<void (*)(void**)>(*fn);
           },
-          engine);
+          engine, kernels);
     }
     if (!exe) return fail("symbol lookup");
     if (!cache_key.empty()) {

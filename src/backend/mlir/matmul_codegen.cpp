@@ -1,0 +1,231 @@
+// Matmul by MLIR code generation: a transform-dialect schedule (the recipe measured in
+// ../shared/notes/mlir-22.md) tiles linalg.matmul for threads (scf.forall -> OpenMP), cache
+// blocks and 4x16 register tiles, vectorizes the register tile into outer products (FMAs),
+// and after bufferization hoists the C tile's loads and stores out of the k loop.
+#include "backend/mlir/matmul_codegen.h"
+
+#include <array>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <cstdio>
+#include <cstdlib>
+
+#include "backend/mlir/mlir_runtime.h"
+#include "core/metrics.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/MemRefUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+namespace lt::backend {
+namespace {
+
+using namespace mlir;
+
+std::string payload(int64_t m, int64_t n, int64_t k) {
+  char buf[1400];
+  std::snprintf(
+      buf, sizeof buf,
+      "func.func @mm(%%a: tensor<%ldx%ldxf32> {bufferization.writable = false},\n"
+      "              %%b: tensor<%ldx%ldxf32> {bufferization.writable = false},\n"
+      "              %%out: memref<%ldx%ldxf32>) attributes {llvm.emit_c_interface} {\n"
+      "  %%cst = arith.constant 0.0 : f32\n"
+      "  %%e = tensor.empty() : tensor<%ldx%ldxf32>\n"
+      "  %%f = linalg.fill ins(%%cst : f32) outs(%%e : tensor<%ldx%ldxf32>) -> tensor<%ldx%ldxf32>\n"
+      "  %%r = linalg.matmul ins(%%a, %%b : tensor<%ldx%ldxf32>, tensor<%ldx%ldxf32>)\n"
+      "                     outs(%%f : tensor<%ldx%ldxf32>) -> tensor<%ldx%ldxf32>\n"
+      "  bufferization.materialize_in_destination %%r in restrict writable %%out\n"
+      "      : (tensor<%ldx%ldxf32>, memref<%ldx%ldxf32>) -> ()\n"
+      "  return\n"
+      "}\n",
+      long(m), long(k), long(k), long(n), long(m), long(n), long(m), long(n), long(m), long(n),
+      long(m), long(n), long(m), long(k), long(k), long(n), long(m), long(n), long(m), long(n),
+      long(m), long(n), long(m), long(n));
+  return buf;
+}
+
+const char* kScheduleText = R"(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %t0, %forall = transform.structured.tile_using_forall %mm tile_sizes [TM, TN]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t1, %l1 = transform.structured.tile_using_for %t0 tile_sizes [0, 0, TK]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %t2, %l2:3 = transform.structured.tile_using_for %t1 tile_sizes [RM, RN, 1]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op,
+                                  !transform.any_op)
+    transform.structured.vectorize %t2 {create_named_contraction} : !transform.any_op
+    %f = transform.structured.match ops{["func.func"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
+)";
+
+// Tile sizes, chosen by a sweep on this machine (bench_lazy matmul_*/mlir_codegen and the shapes
+// of a transformer layer; Zen 5, AVX-512, 2 threads): blocks of C of 32x128 per OpenMP
+// iteration, k in steps of 128 (a 128x128 block of B stays in L2), 8x32 register tiles: 8 rows
+// of 32 accumulators (the 4x16 tile of ../shared/notes/mlir-22.md ran at half the speed: 160 vs
+// 357 GFLOP/s at 512^3, and 8x64 spilled).
+constexpr int kTileM = 32, kTileN = 128, kTileK = 128, kRegM = 8, kRegN = 32;
+
+std::string schedule_text(int tm, int tn, int tk, int rm, int rn) {
+  std::string s = kScheduleText;
+  auto sub = [&](const char* key, int v) {
+    for (size_t p; (p = s.find(key)) != std::string::npos;) s.replace(p, 2, std::to_string(v));
+  };
+  sub("TM", tm), sub("TN", tn), sub("TK", tk), sub("RM", rm), sub("RN", rn);
+  return s;
+}
+
+const char* kBufferize =
+    "canonicalize,cse,eliminate-empty-tensors,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "canonicalize,cse,fold-memref-alias-ops,canonicalize,cse";
+const char* kLower =
+    "convert-vector-to-scf{full-unroll=true},func.func(convert-linalg-to-loops),"
+    "func.func(scf-forall-to-parallel),convert-scf-to-openmp,expand-strided-metadata,lower-affine,"
+    "finalize-memref-to-llvm,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,"
+    "reconcile-unrealized-casts";
+
+}  // namespace
+
+bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
+  return m > 0 && n > 0 && k > 0 && m % kTileM == 0 && n % kTileN == 0 && k % kTileK == 0;
+}
+
+CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
+  CodegenMatmul out;
+  if (!codegen_matmul_fits(m, n, k)) {
+    out.error = "shape " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                ": the schedule needs m % " + std::to_string(kTileM) + " == 0, n % " +
+                std::to_string(kTileN) + " == 0, k % " + std::to_string(kTileK) + " == 0";
+    return out;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  MlirRuntime& rt = mlir_runtime();
+  std::lock_guard<std::mutex> lock(rt.mu);
+  MLIRContext* ctx = rt.ctx.get();
+  std::string diag;
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic& d) {
+    llvm::raw_string_ostream os(diag);
+    os << d << "\n";
+    return success();
+  });
+  auto fail = [&](const char* stage) {
+    out.error = std::string(stage) + ": " + diag.substr(0, 500);
+    return out;
+  };
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(payload(m, n, k), ctx);
+  OwningOpRef<ModuleOp> schedule = parseSourceString<ModuleOp>(
+      schedule_text(kTileM, kTileN, kTileK, kRegM, kRegN), ctx);
+  if (!module || !schedule) return fail("parse");
+  Operation* entry = transform::detail::findTransformEntryPoint(
+      *schedule, *schedule, transform::TransformDialect::kTransformEntryPointSymbolName);
+  if (!entry ||
+      failed(transform::applyTransformNamedSequence(*module, entry, *schedule,
+                                                    transform::TransformOptions())))
+    return fail("transform schedule");
+  {
+    PassManager pm(ctx);
+    if (failed(parsePassPipeline(kBufferize, pm)) || failed(pm.run(*module)))
+      return fail("bufferize");
+  }
+  module->walk([](func::FuncOp f) { linalg::hoistRedundantVectorTransfers(f); });
+  {
+    PassManager pm(ctx);
+    if (failed(parsePassPipeline(kLower, pm)) || failed(pm.run(*module))) return fail("lower");
+  }
+  auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmb) {
+    diag = llvm::toString(tmb.takeError());
+    return fail("target");
+  }
+  auto tm = tmb->createTargetMachine();
+  if (!tm) {
+    diag = llvm::toString(tm.takeError());
+    return fail("target machine");
+  }
+  ExecutionEngineOptions opts;
+  opts.transformer = [machine = tm->get()](llvm::Module* mod) {
+    return run_llvm_pipeline(mod, machine);
+  };
+  opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  auto created = ExecutionEngine::create(*module, opts, std::move(*tm));
+  if (!created) {
+    diag = llvm::toString(created.takeError()) + "; " + diag;
+    return fail("JIT");
+  }
+  std::shared_ptr<ExecutionEngine> engine = std::move(*created);
+  auto fn = engine->lookupPacked("mm");
+  if (!fn) {
+    diag = llvm::toString(fn.takeError());
+    return fail("lookup");
+  }
+  auto packed = *fn;
+  out.run = [engine, packed, m, n, k](const float* a, const float* b, float* c) {
+    // The C interface of memref<AxBxf32>: base, aligned, offset, sizes[2], strides[2].
+    struct Desc {
+      float* base;
+      float* aligned;
+      int64_t offset, sizes[2], strides[2];
+    };
+    Desc da{const_cast<float*>(a), const_cast<float*>(a), 0, {m, k}, {k, 1}};
+    Desc db{const_cast<float*>(b), const_cast<float*>(b), 0, {k, n}, {n, 1}};
+    Desc dc{c, c, 0, {m, n}, {n, 1}};
+    // Packed calling convention of a function that takes the three descriptors expanded.
+    void* args[21];
+    int i = 0;
+    for (Desc* d : {&da, &db, &dc}) {
+      args[i++] = &d->base;
+      args[i++] = &d->aligned;
+      args[i++] = &d->offset;
+      args[i++] = &d->sizes[0];
+      args[i++] = &d->sizes[1];
+      args[i++] = &d->strides[0];
+      args[i++] = &d->strides[1];
+    }
+    packed(args);
+  };
+  out.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k) {
+  static std::mutex mu;
+  static auto* cache = new std::map<std::array<int64_t, 3>, std::shared_ptr<const CodegenMatmul>>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = (*cache)[{m, n, k}];
+  if (!slot) {
+    auto c = std::make_shared<CodegenMatmul>(compile_codegen_matmul(m, n, k));
+    if (c->run) {
+      lt::metrics_impl::add("CodegenMatmulCompiles");
+    } else {
+      lt::metrics_impl::add("CodegenMatmulFailed");
+      std::fprintf(stderr, "lazytensor: MLIR matmul codegen failed for %ldx%ldx%ld; using BLAS (%s)\n",
+                   long(m), long(n), long(k), c->error.c_str());
+    }
+    slot = std::move(c);
+  }
+  return slot;
+}
+
+}  // namespace lt::backend

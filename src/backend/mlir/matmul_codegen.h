@@ -1,0 +1,32 @@
+// Matmul compiled by MLIR itself (transform-dialect tiling + vectorization), the alternative to
+// the OpenBLAS library step that issue 4 asks to measure. Plain C++ header.
+//
+// Why the backend still calls OpenBLAS for every shape: see docs/ARCHITECTURE.md ("Matmul:
+// BLAS or generated code") and `bench_lazy --benchmark_filter=matmul`, which runs both.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace lt::backend {
+
+struct CodegenMatmul {
+  // C[m, n] = A[m, k] B[k, n]; float32, row-major, contiguous. Empty if compilation failed.
+  std::function<void(const float* a, const float* b, float* c)> run;
+  double compile_ms = 0;
+  std::string error;  // why `run` is empty
+};
+
+// Tiles: 32x128 blocks of C over OpenMP threads, k in steps of 128, then 8x32 register tiles
+// of outer products (FMAs) over k. The tiles must divide the shape (tiles that do not divide it
+// did not vectorize): codegen_matmul_fits; otherwise `error` says so.
+bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k);
+CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
+
+// The process's kernels by shape: compiled on first use (~30 ms), kept for the process (a
+// failure too: it is logged once and the caller keeps BLAS). Counters CodegenMatmulCompiles,
+// CodegenMatmulFailed.
+std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k);
+
+}  // namespace lt::backend
