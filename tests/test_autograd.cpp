@@ -327,6 +327,14 @@ TEST(Gradcheck, Matmul) {
             {rnd({2, 2, 3}), rnd({2, 3, 2})});
   gradcheck("matmul batched @ 2-d", [](Ts x) { return lt::matmul(x[0], x[1]); },
             {rnd({2, 2, 3}), rnd({3, 4})});
+  // B without real batch dims: its gradient is one product of A's stacked rows.
+  gradcheck("matmul 4-d @ 2-d", [](Ts x) { return lt::matmul(x[0], x[1]); },
+            {rnd({2, 3, 2, 3}), rnd({3, 4})});
+  gradcheck("matmul batched @ [1,3,4]", [](Ts x) { return lt::matmul(x[0], x[1]); },
+            {rnd({2, 2, 3}), rnd({1, 3, 4})});
+  gradcheck("matmul transposed batched view @ 2-d",
+            [](Ts x) { return lt::matmul(x[0].transpose(0, 2), x[1]); },
+            {rnd({3, 2, 2}), rnd({3, 4})});
   gradcheck("matmul 2-d @ batched", [](Ts x) { return lt::matmul(x[0], x[1]); },
             {rnd({2, 3}), rnd({2, 3, 2})});
   gradcheck("matmul broadcast batch [2,1,2,3]@[3,3,2]", [](Ts x) { return lt::matmul(x[0], x[1]); },

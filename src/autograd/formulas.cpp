@@ -170,6 +170,19 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
     // ---- contractions
     case K::Matmul: {
       Tensor ga = matmul(g, s[1].transpose(-2, -1));
+      // B without batch dims (a Linear layer's weight) against a batched A: the sum over the
+      // batch of A_i^T G_i is one product of the stacked rows, A^T G. Computed per batch
+      // element and then summed, the intermediate was batch times B's size (a transformer's
+      // feed-forward weight: [128, 256, 1024], 128 MB, the step's peak memory).
+      const IntList bs = f.in_sizes[1];
+      int64_t b_batch = 1;
+      for (size_t d = 0; d + 2 < bs.size(); ++d) b_batch *= bs[d];
+      if (s[0].dim() > 2 && b_batch == 1) {
+        const int64_t k = s[0].size(-1), n = g.size(-1);
+        Tensor a2 = s[0].reshape({s[0].numel() / std::max<int64_t>(k, 1), k});
+        Tensor gb = matmul(a2.transpose(0, 1), g.reshape({g.numel() / std::max<int64_t>(n, 1), n}));
+        return {sum_to(ga, f.in_sizes[0]), gb.reshape(bs)};
+      }
       Tensor gb = matmul(s[0].transpose(-2, -1), g);
       return {sum_to(ga, f.in_sizes[0]), sum_to(gb, f.in_sizes[1])};
     }
