@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -136,10 +137,24 @@ Schedule partition(const ir::Graph& g) {
     }
     cur.clear();
   };
+  // A view read only by library steps (directly or through more such views) stays a view: in
+  // a cluster it would be a cluster output, i.e. a copy. An MLP step's permute(relu(h)) fed
+  // the weight-gradient matmul a [256, 64] copy that eager never makes (BLAS reads the
+  // transposed view), which put the lazy step's peak memory above eager's.
+  std::unordered_set<const ir::Node*> roots;
+  for (const ir::NodePtr& r : g.roots) roots.insert(r.get());
+  std::unordered_map<const ir::Node*, bool> library_view_memo;
+  std::function<bool(const ir::Node*)> library_view = [&](const ir::Node* n) {
+    auto it = library_view_memo.find(n);
+    if (it != library_view_memo.end()) return it->second;
+    bool r = is_view_like(n->op) && n->op != OpKind::Copy && !roots.count(n) && !users[n].empty();
+    for (const ir::Node* u : users[n]) r = r && (!is_fusible(u) || library_view(u));
+    return library_view_memo[n] = r;
+  };
   while (!ready.empty()) {
     const ir::Node* n = ready.top();
     ready.pop();
-    if (is_fusible(n)) {
+    if (is_fusible(n) && !library_view(n)) {
       cur.push_back(n);
       release(n);
       if (cur.size() >= kMaxClusterNodes) close();  // bounds one function's compile time
@@ -151,8 +166,6 @@ Schedule partition(const ir::Graph& g) {
   }
   close();
   // Inputs and outputs of each cluster.
-  std::unordered_set<const ir::Node*> roots;
-  for (const ir::NodePtr& r : g.roots) roots.insert(r.get());
   for (Cluster& c : s.clusters) {
     std::unordered_set<const ir::Node*> in(c.nodes.begin(), c.nodes.end()), seen;
     for (const ir::Node* n : c.nodes) {
