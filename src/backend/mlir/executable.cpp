@@ -131,7 +131,7 @@ class MlirExecutable : public Executable {
     std::vector<int32_t> in, out;
     void (*fn)(void**) = nullptr;
     std::vector<std::pair<int32_t, int32_t>> donate;  // (input, output): see Cluster::donations
-    MatmulKernel matmul;                                // a library matmul by generated code
+    MatmulKernel matmul;                              // a library matmul by generated code
   };
 
   static Tensor dense(const Tensor& t) {  // the kernels take contiguous row-major buffers
@@ -148,8 +148,8 @@ class MlirExecutable : public Executable {
     std::vector<Tensor> in = op_inputs(n, v, &attrs);
     Tensor a = dense(in[0]), b = dense(in[1]);
     Tensor out = make_eager(n.meta.sizes, kFloat32);
-    s.matmul(static_cast<const float*>(a.raw_data_ptr()), static_cast<const float*>(b.raw_data_ptr()),
-             static_cast<float*>(out.raw_data_ptr()));
+    s.matmul(static_cast<const float*>(a.raw_data_ptr()),
+             static_cast<const float*>(b.raw_data_ptr()), static_cast<float*>(out.raw_data_ptr()));
     v[s.node] = out;
   }
 
@@ -205,8 +205,7 @@ std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,
                                                  const PackedLookup& lookup,
                                                  std::shared_ptr<void> code,
                                                  const LibraryKernels& kernels) {
-  auto exe =
-      std::make_unique<MlirExecutable>(g, std::move(s), lookup, std::move(code), kernels);
+  auto exe = std::make_unique<MlirExecutable>(g, std::move(s), lookup, std::move(code), kernels);
   if (!exe->ok()) return nullptr;
   return exe;
 }

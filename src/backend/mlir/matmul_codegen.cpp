@@ -6,10 +6,13 @@
 
 #include <array>
 #include <chrono>
-#include <map>
-#include <mutex>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "backend/mlir/mlir_runtime.h"
 #include "core/metrics.h"
@@ -32,26 +35,35 @@ namespace {
 
 using namespace mlir;
 
+// Replaces every `key` in `text` by `value`.
+std::string substitute(std::string text,
+                       const std::vector<std::pair<std::string, std::string>>& kv) {
+  for (const auto& [key, value] : kv)
+    for (size_t p; (p = text.find(key)) != std::string::npos;) text.replace(p, key.size(), value);
+  return text;
+}
+
+// The caller-owned-output calling convention of mlir_backend.cpp (../shared/notes/mlir-22.md).
+const char* kPayloadText = R"(
+func.func @mm(%a: tensor<@A@> {bufferization.writable = false},
+              %b: tensor<@B@> {bufferization.writable = false},
+              %out: memref<@C@>) attributes {llvm.emit_c_interface} {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<@C@>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<@C@>) -> tensor<@C@>
+  %r = linalg.matmul ins(%a, %b : tensor<@A@>, tensor<@B@>) outs(%f : tensor<@C@>)
+      -> tensor<@C@>
+  bufferization.materialize_in_destination %r in restrict writable %out
+      : (tensor<@C@>, memref<@C@>) -> ()
+  return
+}
+)";
+
 std::string payload(int64_t m, int64_t n, int64_t k) {
-  char buf[1400];
-  std::snprintf(
-      buf, sizeof buf,
-      "func.func @mm(%%a: tensor<%ldx%ldxf32> {bufferization.writable = false},\n"
-      "              %%b: tensor<%ldx%ldxf32> {bufferization.writable = false},\n"
-      "              %%out: memref<%ldx%ldxf32>) attributes {llvm.emit_c_interface} {\n"
-      "  %%cst = arith.constant 0.0 : f32\n"
-      "  %%e = tensor.empty() : tensor<%ldx%ldxf32>\n"
-      "  %%f = linalg.fill ins(%%cst : f32) outs(%%e : tensor<%ldx%ldxf32>) -> tensor<%ldx%ldxf32>\n"
-      "  %%r = linalg.matmul ins(%%a, %%b : tensor<%ldx%ldxf32>, tensor<%ldx%ldxf32>)\n"
-      "                     outs(%%f : tensor<%ldx%ldxf32>) -> tensor<%ldx%ldxf32>\n"
-      "  bufferization.materialize_in_destination %%r in restrict writable %%out\n"
-      "      : (tensor<%ldx%ldxf32>, memref<%ldx%ldxf32>) -> ()\n"
-      "  return\n"
-      "}\n",
-      long(m), long(k), long(k), long(n), long(m), long(n), long(m), long(n), long(m), long(n),
-      long(m), long(n), long(m), long(k), long(k), long(n), long(m), long(n), long(m), long(n),
-      long(m), long(n), long(m), long(n));
-  return buf;
+  auto type = [](int64_t r, int64_t c) {
+    return std::to_string(r) + "x" + std::to_string(c) + "xf32";
+  };
+  return substitute(kPayloadText, {{"@A@", type(m, k)}, {"@B@", type(k, n)}, {"@C@", type(m, n)}});
 }
 
 const char* kScheduleText = R"(
@@ -59,11 +71,11 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
-    %t0, %forall = transform.structured.tile_using_forall %mm tile_sizes [TM, TN]
+    %t0, %forall = transform.structured.tile_using_forall %mm tile_sizes [@TM@, @TN@]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %t1, %l1 = transform.structured.tile_using_for %t0 tile_sizes [0, 0, TK]
+    %t1, %l1 = transform.structured.tile_using_for %t0 tile_sizes [0, 0, @TK@]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %t2, %l2:3 = transform.structured.tile_using_for %t1 tile_sizes [RM, RN, 1]
+    %t2, %l2:3 = transform.structured.tile_using_for %t1 tile_sizes [@RM@, @RN@, 1]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op,
                                   !transform.any_op)
     transform.structured.vectorize %t2 {create_named_contraction} : !transform.any_op
@@ -85,13 +97,13 @@ module attributes {transform.with_named_sequence} {
 // 357 GFLOP/s at 512^3, and 8x64 spilled).
 constexpr int kTileM = 32, kTileN = 128, kTileK = 128, kRegM = 8, kRegN = 32;
 
-std::string schedule_text(int tm, int tn, int tk, int rm, int rn) {
-  std::string s = kScheduleText;
-  auto sub = [&](const char* key, int v) {
-    for (size_t p; (p = s.find(key)) != std::string::npos;) s.replace(p, 2, std::to_string(v));
-  };
-  sub("TM", tm), sub("TN", tn), sub("TK", tk), sub("RM", rm), sub("RN", rn);
-  return s;
+std::string schedule_text() {
+  auto str = [](int v) { return std::to_string(v); };
+  return substitute(kScheduleText, {{"@TM@", str(kTileM)},
+                                    {"@TN@", str(kTileN)},
+                                    {"@TK@", str(kTileK)},
+                                    {"@RM@", str(kRegM)},
+                                    {"@RN@", str(kRegN)}});
 }
 
 const char* kBufferize =
@@ -134,14 +146,12 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     return out;
   };
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(payload(m, n, k), ctx);
-  OwningOpRef<ModuleOp> schedule = parseSourceString<ModuleOp>(
-      schedule_text(kTileM, kTileN, kTileK, kRegM, kRegN), ctx);
+  OwningOpRef<ModuleOp> schedule = parseSourceString<ModuleOp>(schedule_text(), ctx);
   if (!module || !schedule) return fail("parse");
   Operation* entry = transform::detail::findTransformEntryPoint(
       *schedule, *schedule, transform::TransformDialect::kTransformEntryPointSymbolName);
-  if (!entry ||
-      failed(transform::applyTransformNamedSequence(*module, entry, *schedule,
-                                                    transform::TransformOptions())))
+  if (!entry || failed(transform::applyTransformNamedSequence(*module, entry, *schedule,
+                                                              transform::TransformOptions())))
     return fail("transform schedule");
   {
     PassManager pm(ctx);
@@ -220,7 +230,8 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
       lt::metrics_impl::add("CodegenMatmulCompiles");
     } else {
       lt::metrics_impl::add("CodegenMatmulFailed");
-      std::fprintf(stderr, "lazytensor: MLIR matmul codegen failed for %ldx%ldx%ld; using BLAS (%s)\n",
+      std::fprintf(stderr,
+                   "lazytensor: MLIR matmul codegen failed for %ldx%ldx%ld; using BLAS (%s)\n",
                    long(m), long(n), long(k), c->error.c_str());
     }
     slot = std::move(c);

@@ -1,8 +1,10 @@
 // The MLIR backend: each fusion cluster of a graph becomes one func.func on tensors (linalg
 // generic ops, arith, math), fused by linalg-fuse-elementwise-ops, bufferized into caller-owned
 // output buffers, lowered to LLVM with vectorizable polynomial math, and JIT-compiled; library
-// steps (matmul, conv, pooling, indexing, ...) run the eager kernels between clusters. MLIR
-// includes live here and in parallel_loops.cpp (our one pass) only.
+// steps (conv, pooling, indexing, ...) run the eager kernels between clusters, matmuls the
+// generated kernels of matmul_codegen.cpp where their tiles fit, else OpenBLAS. MLIR includes
+// live in src/backend/mlir/ only: here, our passes (parallel_loops.cpp, recompute.cpp),
+// matmul_codegen.cpp and mlir_runtime.h.
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,14 +22,14 @@
 #include "backend/mlir/parallel_loops.h"
 #include "backend/mlir/partition.h"
 #include "core/metrics.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Transforms/Utils/LoopUtils.h"
-#include "llvm/Analysis/LoopInfo.h"
-#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Support/xxhash.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -13,16 +13,15 @@
 // (loops of 0.5-2M) 7.75 / 7.36 / 6.42 steps/s, softmax 4096x1024 1.34 / 1.34 / 2.22 ms.
 #include "backend/mlir/parallel_loops.h"
 
-#include "core/metrics.h"
-
 #include <cstdlib>
 
+#include "core/metrics.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 

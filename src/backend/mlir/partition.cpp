@@ -1,13 +1,13 @@
 #include "backend/mlir/partition.h"
 
-#include "core/shape.h"
-
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "core/shape.h"
 
 namespace lt::backend {
 
@@ -127,8 +127,8 @@ Schedule partition(const ir::Graph& g) {
   std::vector<const ir::Node*> cur;
   auto close = [&] {
     if (cur.empty()) return;
-    bool computes = std::any_of(cur.begin(), cur.end(),
-                                [](const ir::Node* n) { return !is_view_like(n->op); });
+    bool computes =
+        std::any_of(cur.begin(), cur.end(), [](const ir::Node* n) { return !is_view_like(n->op); });
     if (!computes) {  // views alone: cheaper as eager views than as a compiled copy
       for (const ir::Node* n : cur) s.steps.push_back({Schedule::Kind::Library, n, -1});
     } else {

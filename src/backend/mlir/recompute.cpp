@@ -74,10 +74,10 @@ struct RecomputeCheapPass : PassWrapper<RecomputeCheapPass, OperationPass<Module
       if (readers.size() < 2 || readers.size() > kMaxReaders) continue;
       const int64_t n = iterations(g);
       const bool all_fusible = n >= 0 && llvm::all_of(readers, [&](Operation* u) {
-        auto c = dyn_cast<linalg::GenericOp>(u);
-        return c && c->getBlock() == g->getBlock() && c.hasPureTensorSemantics() &&
-               iterations(c) == n;
-      });
+                                 auto c = dyn_cast<linalg::GenericOp>(u);
+                                 return c && c->getBlock() == g->getBlock() &&
+                                        c.hasPureTensorSemantics() && iterations(c) == n;
+                               });
       if (!all_fusible) continue;
       for (size_t i = 1; i < readers.size(); ++i) {
         OpBuilder b(readers[i]);
