@@ -174,9 +174,11 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     return fail("target machine");
   }
   ExecutionEngineOptions opts;
-  opts.transformer = [machine = tm->get()](llvm::Module* mod) {
+  // opts.transformer is a function_ref: the callable must outlive ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module*)> transformer = [machine = tm->get()](llvm::Module* mod) {
     return run_llvm_pipeline(mod, machine);
   };
+  opts.transformer = transformer;
   opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
   auto created = ExecutionEngine::create(*module, opts, std::move(*tm));
   if (!created) {
