@@ -17,8 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 const lt::Device kLazy("lazy");
 
-// Two graphs (an elementwise chain with broadcasting; softmax = clusters around reductions),
-// checked against the eager device (tolerance as below); the counters go to LT_TEST_OUT.
+// Three graphs (an elementwise chain with broadcasting; softmax = clusters around reductions; a
+// matmul the generated kernel takes, then relu), checked against the eager device (tolerance as
+// below; the matmul: 1e-3 absolute, see test_lazy's CompiledMatmulByGeneratedCodeMatchesEager);
+// the counters go to LT_TEST_OUT.
 TEST(CacheChild, Program) {
   if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of the DiskCache tests";
   lt::manual_seed(7);
@@ -30,9 +32,14 @@ TEST(CacheChild, Program) {
   lt::mark_step();
   EXPECT_TRUE(lt::allclose(a.to("cpu"), ((x * y + 1.5f).exp() - x).tanh(), 3e-5, 3e-6));
   EXPECT_TRUE(lt::allclose(b.to("cpu"), lt::softmax(x * 2.0f, 1), 3e-5, 3e-6));
+  lt::Tensor p = lt::randn({32, 128}), q = lt::randn({128, 128});
+  lt::Tensor c = lt::matmul(p.to(kLazy), q.to(kLazy)).relu();
+  lt::mark_step();
+  EXPECT_TRUE(lt::allclose(c.to("cpu"), lt::matmul(p, q).relu(), 0, 1e-3));
   std::ofstream out(std::getenv("LT_TEST_OUT"));
   for (const char* c : {"DiskCacheHit", "DiskCacheMiss", "DiskCacheWrite", "DiskCacheCorrupt",
-                        "MlirClusters", "CompileFallback"})
+                        "MlirClusters", "CompileFallback", "CodegenMatmulSteps",
+                        "CodegenMatmulCompiles"})
     out << c << " " << lt::metrics::counter(c) << "\n";
 }
 
@@ -74,10 +81,12 @@ class DiskCache : public ::testing::Test {
 TEST_F(DiskCache, SecondProcessSkipsCompilation) {
   auto first = run_child();
   EXPECT_EQ(first["DiskCacheHit"], 0);
-  EXPECT_GE(first["DiskCacheMiss"], 2);
+  EXPECT_GE(first["DiskCacheMiss"], 4);  // three graphs and one generated matmul kernel
   EXPECT_EQ(first["DiskCacheWrite"], first["DiskCacheMiss"]);
   EXPECT_GT(first["MlirClusters"], 0);
   EXPECT_EQ(first["CompileFallback"], 0);
+  EXPECT_EQ(first["CodegenMatmulCompiles"], 1);
+  EXPECT_EQ(first["CodegenMatmulSteps"], 1);
   EXPECT_EQ(libraries().size(), static_cast<size_t>(first["DiskCacheWrite"]));
   for (const auto& e : fs::directory_iterator(dir_))  // no temporary file is left behind
     EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
@@ -87,6 +96,8 @@ TEST_F(DiskCache, SecondProcessSkipsCompilation) {
   EXPECT_EQ(second["DiskCacheMiss"], 0);
   EXPECT_EQ(second["DiskCacheWrite"], 0);
   EXPECT_EQ(second["MlirClusters"], 0);  // MLIR and LLVM did not run at all
+  EXPECT_EQ(second["CodegenMatmulCompiles"], 0);
+  EXPECT_EQ(second["CodegenMatmulSteps"], 1);
 }
 
 TEST_F(DiskCache, DamagedEntriesAreDetectedAndRecompiled) {

@@ -4,6 +4,8 @@
 // and after bufferization hoists the C tile's loads and stores out of the k loop.
 #include "backend/mlir/matmul_codegen.h"
 
+#include <unistd.h>
+
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -14,9 +16,14 @@
 #include <utility>
 #include <vector>
 
+#include "backend/mlir/disk_cache.h"
 #include "backend/mlir/mlir_runtime.h"
+#include "backend/mlir/parallel_loops.h"
 #include "core/metrics.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/xxhash.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -117,6 +124,36 @@ const char* kLower =
     "finalize-memref-to-llvm,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,"
     "reconcile-unrealized-casts";
 
+// C = A B through the packed entry point of @mm (its three memref arguments expanded: base,
+// aligned, offset, sizes[2], strides[2] each); `code` keeps the compiled code alive.
+std::function<void(const float*, const float*, float*)> packed_call(void (*packed)(void**),
+                                                                    std::shared_ptr<void> code,
+                                                                    int64_t m, int64_t n,
+                                                                    int64_t k) {
+  return [packed, code, m, n, k](const float* a, const float* b, float* c) {
+    struct Desc {
+      float* base;
+      float* aligned;
+      int64_t offset, sizes[2], strides[2];
+    };
+    Desc da{const_cast<float*>(a), const_cast<float*>(a), 0, {m, k}, {k, 1}};
+    Desc db{const_cast<float*>(b), const_cast<float*>(b), 0, {k, n}, {n, 1}};
+    Desc dc{c, c, 0, {m, n}, {n, 1}};
+    void* args[21];
+    int i = 0;
+    for (Desc* d : {&da, &db, &dc}) {
+      args[i++] = &d->base;
+      args[i++] = &d->aligned;
+      args[i++] = &d->offset;
+      args[i++] = &d->sizes[0];
+      args[i++] = &d->sizes[1];
+      args[i++] = &d->strides[0];
+      args[i++] = &d->strides[1];
+    }
+    packed(args);
+  };
+}
+
 }  // namespace
 
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
@@ -145,6 +182,39 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     out.error = std::string(stage) + ": " + diag.substr(0, 500);
     return out;
   };
+  auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmb) {
+    diag = llvm::toString(tmb.takeError());
+    return fail("target");
+  }
+  tmb->setRelocationModel(llvm::Reloc::PIC_);  // linkable into the disk cache's library
+  // The disk cache (LT_CACHE_DIR), keyed like the backend's graphs: everything the machine code
+  // depends on. A hit skips MLIR and LLVM.
+  const std::string dir = disk_cache::dir();
+  std::string key;
+  if (!dir.empty()) {
+    const std::string text = payload(m, n, k) + schedule_text() + kBufferize + kLower +
+                             llvm_pipeline_text() + "\nLLVM " + LLVM_VERSION_STRING + "\ncpu " +
+                             tmb->getCPU() + " " + tmb->getFeatures().getString() + "\nlt " +
+                             lt_mlir_passes_fingerprint();
+    const llvm::XXH128_hash_t h = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(text));
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "mm%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                  static_cast<unsigned long long>(h.low64));
+    key = buf;
+    if (disk_cache::Library lib = disk_cache::load(dir, key)) {
+      if (auto* f = reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, "_mlir_mm"))) {
+        lt::metrics_impl::add("DiskCacheHit");
+        out.run = packed_call(f, lib, m, n, k);
+        out.compile_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
+        return out;
+      }
+      disk_cache::discard(dir, key);
+    }
+    lt::metrics_impl::add("DiskCacheMiss");
+  }
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(payload(m, n, k), ctx);
   OwningOpRef<ModuleOp> schedule = parseSourceString<ModuleOp>(schedule_text(), ctx);
   if (!module || !schedule) return fail("parse");
@@ -163,11 +233,6 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     PassManager pm(ctx);
     if (failed(parsePassPipeline(kLower, pm)) || failed(pm.run(*module))) return fail("lower");
   }
-  auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!tmb) {
-    diag = llvm::toString(tmb.takeError());
-    return fail("target");
-  }
   auto tm = tmb->createTargetMachine();
   if (!tm) {
     diag = llvm::toString(tm.takeError());
@@ -180,6 +245,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   };
   opts.transformer = transformer;
   opts.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  opts.enableObjectDump = !key.empty();
   auto created = ExecutionEngine::create(*module, opts, std::move(*tm));
   if (!created) {
     diag = llvm::toString(created.takeError()) + "; " + diag;
@@ -191,31 +257,14 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     diag = llvm::toString(fn.takeError());
     return fail("lookup");
   }
-  auto packed = *fn;
-  out.run = [engine, packed, m, n, k](const float* a, const float* b, float* c) {
-    // The C interface of memref<AxBxf32>: base, aligned, offset, sizes[2], strides[2].
-    struct Desc {
-      float* base;
-      float* aligned;
-      int64_t offset, sizes[2], strides[2];
-    };
-    Desc da{const_cast<float*>(a), const_cast<float*>(a), 0, {m, k}, {k, 1}};
-    Desc db{const_cast<float*>(b), const_cast<float*>(b), 0, {k, n}, {n, 1}};
-    Desc dc{c, c, 0, {m, n}, {n, 1}};
-    // Packed calling convention of a function that takes the three descriptors expanded.
-    void* args[21];
-    int i = 0;
-    for (Desc* d : {&da, &db, &dc}) {
-      args[i++] = &d->base;
-      args[i++] = &d->aligned;
-      args[i++] = &d->offset;
-      args[i++] = &d->sizes[0];
-      args[i++] = &d->sizes[1];
-      args[i++] = &d->strides[0];
-      args[i++] = &d->strides[1];
-    }
-    packed(args);
-  };
+  out.run = packed_call(*fn, engine, m, n, k);
+  lt::metrics_impl::add("CodegenMatmulCompiles");
+  if (!key.empty()) {
+    const std::string obj = dir + "/" + key + "." + std::to_string(::getpid()) + ".tmp.o";
+    llvm::sys::fs::create_directories(dir);
+    engine->dumpToObjectFile(obj);
+    disk_cache::store(dir, key, obj, {LT_LIBOMP_PATH});
+  }
   out.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
@@ -228,9 +277,7 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
   auto& slot = (*cache)[{m, n, k}];
   if (!slot) {
     auto c = std::make_shared<CodegenMatmul>(compile_codegen_matmul(m, n, k));
-    if (c->run) {
-      lt::metrics_impl::add("CodegenMatmulCompiles");
-    } else {
+    if (!c->run) {
       lt::metrics_impl::add("CodegenMatmulFailed");
       std::fprintf(stderr,
                    "lazytensor: MLIR matmul codegen failed for %ldx%ldx%ld; using BLAS (%s)\n",

@@ -24,9 +24,10 @@ struct CodegenMatmul {
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k);
 CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
 
-// The process's kernels by shape: compiled on first use (~30 ms), kept for the process (a
-// failure too: it is logged once and the caller keeps BLAS). Counters CodegenMatmulCompiles,
-// CodegenMatmulFailed.
+// The process's kernels by shape: compiled on first use (~30 ms; CodegenMatmulCompiles) or
+// loaded from the disk cache under LT_CACHE_DIR (DiskCacheHit, as the backend's graphs), kept
+// for the process (a failure too: it is logged once, CodegenMatmulFailed, and the caller keeps
+// BLAS).
 std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k);
 
 }  // namespace lt::backend

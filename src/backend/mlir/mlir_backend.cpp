@@ -153,6 +153,8 @@ struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
 
 }  // namespace
 
+const std::string& llvm_pipeline_text() { return llvm_pipeline(); }
+
 llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

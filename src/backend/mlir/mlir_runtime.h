@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "llvm/Support/Error.h"
 #include "mlir/IR/MLIRContext.h"
@@ -25,5 +26,6 @@ MlirRuntime& mlir_runtime();  // created on first use (registration costs tens o
 // Our short LLVM pipeline (clean-up, LICM, interleaved loop vectorization), for
 // ExecutionEngineOptions::transformer.
 llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm);
+const std::string& llvm_pipeline_text();  // its text, for disk cache keys
 
 }  // namespace lt::backend
