@@ -18,9 +18,10 @@ struct CodegenMatmul {
   std::string error;  // why `run` is empty
 };
 
-// Tiles: 32x128 blocks of C over OpenMP threads, k in steps of 128, then 8x32 register tiles
-// of outer products (FMAs) over k. The tiles must divide the shape (tiles that do not divide it
-// did not vectorize): codegen_matmul_fits; otherwise `error` says so.
+// Tiles: blocks of C of up to 32x128 over OpenMP threads, k in steps of up to 128, then 8x32
+// register tiles of outer products (FMAs) over k. The tiles must divide the shape (tiles that do
+// not divide it did not vectorize): m % 8 == 0, n % 32 == 0 and k >= 32 (codegen_matmul_fits);
+// otherwise `error` says so.
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k);
 CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
 
