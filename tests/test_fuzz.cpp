@@ -1678,6 +1678,18 @@ TEST(FuzzRegressions, GeluTanhTailAndFloatToIntOutOfRange) {
   });
 }
 
+TEST(FuzzRegressions, MlirExpOfFoldedNan) {
+  // LT_BACKEND=mlir (seed 900492): softmax of a 0-d inf is exp(inf - inf) / ...; canonicalize
+  // folded the argument to a NaN constant, the exp approximation's fptosi of it is poison, and
+  // LLVM folded the result to an arbitrary number (43.29, 0, -892.5) instead of NaN.
+  expect_same([](lt::Device dev) {
+    Tensor t = lt::full({}, false, lt::TensorOptions(dev).dtype(lt::kBool)).rsqrt();
+    Tensor s = t.softmax(0), e = (t - t).exp(), m = (t - t).expm1(), g = (t - t).sigmoid();
+    if (dev.is_lazy()) lt::mark_step();
+    return Tensors{s, e, m, g};
+  });
+}
+
 TEST(FuzzRegressions, MlirSinCosLargeArgumentsAndSignedZero) {
   // LT_BACKEND=mlir: MLIR's polynomial sin/cos reduce the argument in float32 (sin(6^6) off by
   // 5e-4) and turned sin(-0) into +0, so rsqrt(sin(-0)) was +inf, not -inf.

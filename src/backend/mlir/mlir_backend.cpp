@@ -240,6 +240,16 @@ class Lowering {
     return arith::TruncIOp::create(b, loc_, t, v);
   }
 
+  // x is NaN ? x : r. MLIR's exp approximation converts its scaled argument with fptosi, which
+  // is poison for NaN; when canonicalization had folded the argument to a NaN constant (softmax
+  // of a 0-d inf: inf - inf), LLVM folded the poison into an arbitrary value (the fuzzer saw
+  // 43.29 where eager gives NaN). The select keeps NaN without reaching the poisoned arm.
+  Value nan_passes(OpBuilder& b, Value x, Value r) {
+    if (!isa<FloatType>(x.getType())) return r;
+    Value nan = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::UNO, x, x);
+    return arith::SelectOp::create(b, loc_, nan, x, r);
+  }
+
   Value fconst(OpBuilder& b, Dtype t, double v) {
     return arith::ConstantOp::create(b, loc_, b.getFloatAttr(elem(t), v));
   }
@@ -342,10 +352,10 @@ class Lowering {
         return arith::SelectOp::create(
             b, loc_, arith::CmpIOp::create(b, loc_, Q::slt, x[0], iconst(b, ct, 0)),
             arith::SubIOp::create(b, loc_, iconst(b, ct, 0), x[0]), x[0]);
-      case OpKind::Exp: return math::ExpOp::create(b, loc_, x[0]);
+      case OpKind::Exp: return nan_passes(b, x[0], math::ExpOp::create(b, loc_, x[0]));
       case OpKind::Log: return math::LogOp::create(b, loc_, x[0]);
       case OpKind::Log1p: return math::Log1pOp::create(b, loc_, x[0]);
-      case OpKind::Expm1: return math::ExpM1Op::create(b, loc_, x[0]);
+      case OpKind::Expm1: return nan_passes(b, x[0], math::ExpM1Op::create(b, loc_, x[0]));
       case OpKind::Sqrt: return math::SqrtOp::create(b, loc_, x[0]);
       case OpKind::Rsqrt:
         return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0), math::SqrtOp::create(b, loc_, x[0]));
@@ -353,7 +363,8 @@ class Lowering {
       case OpKind::Cos: return math::CosOp::create(b, loc_, x[0]);
       case OpKind::Tanh: return math::TanhOp::create(b, loc_, x[0]);
       case OpKind::Sigmoid: {
-        Value e = math::ExpOp::create(b, loc_, arith::NegFOp::create(b, loc_, x[0]));
+        Value n = arith::NegFOp::create(b, loc_, x[0]);
+        Value e = nan_passes(b, n, math::ExpOp::create(b, loc_, n));
         return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0),
                                      arith::AddFOp::create(b, loc_, fconst(b, ct, 1.0), e));
       }
