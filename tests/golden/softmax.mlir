@@ -20,7 +20,9 @@ module {
     %6 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%4 : tensor<4x8xf32>) outs(%5 : tensor<4x8xf32>) {
     ^bb0(%in: f32, %out: f32):
       %12 = math.exp %in : f32
-      linalg.yield %12 : f32
+      %13 = arith.cmpf uno, %in, %in : f32
+      %14 = arith.select %13, %in, %12 : f32
+      linalg.yield %14 : f32
     } -> tensor<4x8xf32>
     %cst_0 = arith.constant 0.000000e+00 : f32
     %7 = bufferization.alloc_tensor() : tensor<4x1xf32>
