@@ -23,7 +23,6 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/xxhash.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -193,12 +192,8 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   MlirRuntime& rt = mlir_runtime();
   std::lock_guard<std::mutex> lock(rt.mu);
   MLIRContext* ctx = rt.ctx.get();
-  std::string diag;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic& d) {
-    llvm::raw_string_ostream os(diag);
-    os << d << "\n";
-    return success();
-  });
+  DiagnosticText diag_text(ctx);
+  std::string& diag = diag_text.text;
   auto fail = [&](const char* stage) {
     out.error = std::string(stage) + ": " + diag.substr(0, 500);
     return out;
@@ -218,11 +213,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
                              kLower + llvm_pipeline_text() + "\nLLVM " + LLVM_VERSION_STRING +
                              "\ncpu " + tmb->getCPU() + " " + tmb->getFeatures().getString() +
                              "\nlt " + lt_mlir_passes_fingerprint();
-    const llvm::XXH128_hash_t h = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(text));
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "mm%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                  static_cast<unsigned long long>(h.low64));
-    key = buf;
+    key = cache_key("mm", text);
     if (disk_cache::Library lib = disk_cache::load(dir, key)) {
       if (auto* f = reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, "_mlir_mm"))) {
         lt::metrics_impl::add("DiskCacheHit");

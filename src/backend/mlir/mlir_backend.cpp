@@ -4,7 +4,7 @@
 // steps (conv, pooling, indexing, ...) run the eager kernels between clusters, matmuls the
 // generated kernels of matmul_codegen.cpp where their tiles fit, else OpenBLAS. MLIR includes
 // live in src/backend/mlir/ only: here, our passes (parallel_loops.cpp, recompute.cpp),
-// matmul_codegen.cpp and mlir_runtime.h.
+// matmul_codegen.cpp, llvm_pipeline.cpp (the LLVM passes) and mlir_runtime.h.
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,14 +22,9 @@
 #include "backend/mlir/parallel_loops.h"
 #include "backend/mlir/partition.h"
 #include "core/metrics.h"
-#include "llvm/Analysis/LoopInfo.h"
-#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/xxhash.h"
-#include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -96,90 +91,6 @@ const char* kPipeline =
     "convert-scf-to-openmp,expand-strided-metadata,lower-affine,finalize-memref-to-llvm{use-generic-functions=true},"
     "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
     "reconcile-unrealized-casts";
-
-// A fused loop body is one long dependency chain per element (chain8: exp, tanh, exp, two
-// divisions: ~150 cycles), and LLVM's cost model interleaves only small bodies, so the core
-// waited on one vector at a time: 43 ms on one thread, of which the out-of-order window hid
-// little. Interleaving 8 vectors per iteration gives it independent work (chain8 2 threads
-// 20.8 -> 9.3 ms; 4 gave 12.9). Applied to innermost loops whose trip count is unknown
-// (OpenMP chunks, which only large loops get) or at least kMinTrip; short loops keep the cost
-// model's choice. LT_MLIR_INTERLEAVE sets the count (1 = off).
-unsigned interleave_count() {
-  static const unsigned n = [] {
-    const char* e = std::getenv("LT_MLIR_INTERLEAVE");
-    const int v = e ? std::atoi(e) : 8;
-    return static_cast<unsigned>(v >= 1 && v <= 16 ? v : 8);
-  }();
-  return n;
-}
-
-// LLVM's O2 pipeline took ~1 s on an MLP training-step module (inlining, unrolling, SLP over
-// 17 small functions) for code no faster than this short list, which keeps what our loops need:
-// clean-up, loop-invariant motion and the loop vectorizer (the polynomial math vectorizes).
-// gvn before instcombine: in an OpenMP-outlined loop body it forwards the captured memref
-// fields, without which the vectorizer gave up (chain8 one thread: 337 ms -> 47 ms).
-// Between the two halves, LtInterleave asks the vectorizer to interleave long loops.
-// LT_LLVM_PIPELINE overrides the whole list ("" = LLVM's standard O2).
-const char* kLlvmBeforeVectorize =
-    "function(sroa,early-cse,gvn,instcombine<no-verify-fixpoint>,simplifycfg,"
-    "loop-simplify,lcssa,loop-mssa(loop-rotate,licm),indvars,";
-const char* kLlvmVectorize = "loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg)";
-
-const std::string& llvm_pipeline() {
-  static const std::string p = [] {
-    const char* e = std::getenv("LT_LLVM_PIPELINE");
-    return e ? std::string(e)
-             : std::string(kLlvmBeforeVectorize) + "lt-interleave<" +
-                   std::to_string(interleave_count()) + ">," + kLlvmVectorize;
-  }();
-  return p;
-}
-
-struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
-  static constexpr unsigned kMinTrip = 256;
-  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& fam) {
-    if (interleave_count() <= 1 || f.isDeclaration()) return llvm::PreservedAnalyses::all();
-    auto& li = fam.getResult<llvm::LoopAnalysis>(f);
-    auto& se = fam.getResult<llvm::ScalarEvolutionAnalysis>(f);
-    for (llvm::Loop* l : li.getLoopsInPreorder()) {
-      if (!l->isInnermost()) continue;
-      const unsigned trip = se.getSmallConstantTripCount(l);
-      if (trip != 0 && trip < kMinTrip) continue;
-      llvm::addStringMetadataToLoop(l, "llvm.loop.interleave.count", interleave_count());
-    }
-    return llvm::PreservedAnalyses::all();  // metadata only
-  }
-};
-
-}  // namespace
-
-const std::string& llvm_pipeline_text() { return llvm_pipeline(); }
-
-llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm);
-  pb.registerPipelineParsingCallback(
-      [](llvm::StringRef name, llvm::FunctionPassManager& fpm,
-         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-        if (!name.starts_with("lt-interleave")) return false;
-        fpm.addPass(LtInterleave());  // the count is in the text for the disk cache's key
-        return true;
-      });
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm;
-  if (llvm::Error e = pb.parsePassPipeline(mpm, llvm_pipeline())) return e;
-  mpm.run(*m, mam);
-  return llvm::Error::success();
-}
-
-namespace {
 
 // ---- lowering of one cluster
 class Lowering {
@@ -699,12 +610,8 @@ class MlirBackend : public Backend {
     MlirRuntime& rt = mlir_runtime();
     std::lock_guard<std::mutex> lock(rt.mu);
     MLIRContext* ctx = rt.ctx.get();
-    std::string diag;
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic& d) {
-      llvm::raw_string_ostream os(diag);
-      os << d << "\n";
-      return success();
-    });
+    DiagnosticText diag_text(ctx);
+    std::string& diag = diag_text.text;
     OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
     bool built = true;
     for (size_t k = 0; k < s.clusters.size() && built; ++k)
@@ -741,15 +648,11 @@ class MlirBackend : public Backend {
       std::string text;
       llvm::raw_string_ostream os(text);
       module->print(os);
-      os << "\n" << pipeline << "\n" << llvm_pipeline() << "\nopt " << opt_level << "\nLLVM "
+      os << "\n" << pipeline << "\n" << llvm_pipeline_text() << "\nopt " << opt_level << "\nLLVM "
          << LLVM_VERSION_STRING << "\ncpu " << tmb->getCPU() << " "
          << tmb->getFeatures().getString() << "\nlt " << lt_mlir_passes_fingerprint()
          << " backend built " << __DATE__ << " " << __TIME__;  // our lowering changes too
-      const llvm::XXH128_hash_t h = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(text));
-      char buf[40];
-      std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                    static_cast<unsigned long long>(h.low64));
-      cache_key = buf;
+      cache_key = backend::cache_key("", text);
       if (disk_cache::Library lib = disk_cache::load(cache_dir, cache_key)) {
         auto exe = make_mlir_executable(
             g, s,
@@ -792,7 +695,7 @@ class MlirBackend : public Backend {
     static const llvm::SmallVector<llvm::StringRef, 1> libs = {runner_utils};
     opts.sharedLibPaths = libs;
     std::function<llvm::Error(llvm::Module*)> transformer;
-    if (opt_level == 2 && !llvm_pipeline().empty())
+    if (opt_level == 2 && !llvm_pipeline_text().empty())
       transformer = [machine = tm->get()](llvm::Module* m) { return run_llvm_pipeline(m, machine); };
     else
       transformer = makeOptimizingTransformer(opt_level, 0, tm->get());

@@ -1,12 +1,15 @@
-// The process's one MLIR context (all dialects, extensions, translations and passes registered)
-// and the LLVM pipeline compiled code goes through; shared by mlir_backend.cpp and
-// matmul_codegen.cpp. An MLIR header: include it only under src/backend/mlir/.
+// The process's one MLIR context (all dialects, extensions, translations and passes registered;
+// mlir_backend.cpp) and the LLVM pipeline compiled code goes through (llvm_pipeline.cpp); shared
+// by mlir_backend.cpp and matmul_codegen.cpp. An MLIR header: include it only under
+// src/backend/mlir/.
 #pragma once
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 
 namespace llvm {
@@ -23,9 +26,27 @@ struct MlirRuntime {
 };
 MlirRuntime& mlir_runtime();  // created on first use (registration costs tens of ms)
 
+// While alive, collects the context's diagnostics as text (for the one line a failure logs).
+class DiagnosticText {
+ public:
+  explicit DiagnosticText(mlir::MLIRContext* ctx)
+      : handler_(ctx, [this](mlir::Diagnostic& d) {
+          llvm::raw_string_ostream os(text);
+          os << d << "\n";
+          return mlir::success();
+        }) {}
+  std::string text;
+
+ private:
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
 // Our short LLVM pipeline (clean-up, LICM, interleaved loop vectorization), for
 // ExecutionEngineOptions::transformer.
 llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm);
 const std::string& llvm_pipeline_text();  // its text, for disk cache keys
+
+// `prefix` + a 128-bit hash of `text` in hex: a disk cache key (disk_cache.h).
+std::string cache_key(const std::string& prefix, const std::string& text);
 
 }  // namespace lt::backend

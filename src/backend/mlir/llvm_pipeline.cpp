@@ -1,0 +1,106 @@
+// The LLVM half of compiling: the short pass pipeline our generated code goes through, with
+// LtInterleave, which asks the loop vectorizer to interleave long loops. Used by the backend
+// (mlir_backend.cpp) and the generated matmul kernels (matmul_codegen.cpp). LLVM headers only.
+#include <cstdlib>
+#include <string>
+
+#include "backend/mlir/mlir_runtime.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+
+namespace lt::backend {
+namespace {
+
+// A fused loop body is one long dependency chain per element (chain8: exp, tanh, exp, two
+// divisions: ~150 cycles), and LLVM's cost model interleaves only small bodies, so the core
+// waited on one vector at a time: 43 ms on one thread, of which the out-of-order window hid
+// little. Interleaving 8 vectors per iteration gives it independent work (chain8 2 threads
+// 20.8 -> 9.3 ms; 4 gave 12.9). Applied to innermost loops whose trip count is unknown
+// (OpenMP chunks, which only large loops get) or at least kMinTrip; short loops keep the cost
+// model's choice. LT_MLIR_INTERLEAVE sets the count (1 = off).
+unsigned interleave_count() {
+  static const unsigned n = [] {
+    const char* e = std::getenv("LT_MLIR_INTERLEAVE");
+    const int v = e ? std::atoi(e) : 8;
+    return static_cast<unsigned>(v >= 1 && v <= 16 ? v : 8);
+  }();
+  return n;
+}
+
+// LLVM's O2 pipeline took ~1 s on an MLP training-step module (inlining, unrolling, SLP over
+// 17 small functions) for code no faster than this short list, which keeps what our loops need:
+// clean-up, loop-invariant motion and the loop vectorizer (the polynomial math vectorizes).
+// gvn before instcombine: in an OpenMP-outlined loop body it forwards the captured memref
+// fields, without which the vectorizer gave up (chain8 one thread: 337 ms -> 47 ms).
+// Between the two halves, LtInterleave asks the vectorizer to interleave long loops.
+// LT_LLVM_PIPELINE overrides the whole list ("" = LLVM's standard O2).
+const char* kLlvmBeforeVectorize =
+    "function(sroa,early-cse,gvn,instcombine<no-verify-fixpoint>,simplifycfg,"
+    "loop-simplify,lcssa,loop-mssa(loop-rotate,licm),indvars,";
+const char* kLlvmVectorize = "loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg)";
+
+const std::string& llvm_pipeline() {
+  static const std::string p = [] {
+    const char* e = std::getenv("LT_LLVM_PIPELINE");
+    return e ? std::string(e)
+             : std::string(kLlvmBeforeVectorize) + "lt-interleave<" +
+                   std::to_string(interleave_count()) + ">," + kLlvmVectorize;
+  }();
+  return p;
+}
+
+struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
+  static constexpr unsigned kMinTrip = 256;
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& fam) {
+    if (interleave_count() <= 1 || f.isDeclaration()) return llvm::PreservedAnalyses::all();
+    auto& li = fam.getResult<llvm::LoopAnalysis>(f);
+    auto& se = fam.getResult<llvm::ScalarEvolutionAnalysis>(f);
+    for (llvm::Loop* l : li.getLoopsInPreorder()) {
+      if (!l->isInnermost()) continue;
+      const unsigned trip = se.getSmallConstantTripCount(l);
+      if (trip != 0 && trip < kMinTrip) continue;
+      llvm::addStringMetadataToLoop(l, "llvm.loop.interleave.count", interleave_count());
+    }
+    return llvm::PreservedAnalyses::all();  // metadata only
+  }
+};
+
+}  // namespace
+
+const std::string& llvm_pipeline_text() { return llvm_pipeline(); }
+
+llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm);
+  pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::FunctionPassManager& fpm,
+                                        llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+    if (!name.starts_with("lt-interleave")) return false;
+    fpm.addPass(LtInterleave());  // the count is in the text for the disk cache's key
+    return true;
+  });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  if (llvm::Error e = pb.parsePassPipeline(mpm, llvm_pipeline())) return e;
+  mpm.run(*m, mam);
+  return llvm::Error::success();
+}
+
+std::string cache_key(const std::string& prefix, const std::string& text) {
+  const llvm::XXH128_hash_t h = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(text));
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return prefix + buf;
+}
+
+}  // namespace lt::backend
