@@ -182,6 +182,13 @@ void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out
 
 }  // namespace
 
+Tensor dense(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor c = make_eager(t.sizes(), t.dtype());
+  copy_into(c, t);
+  return c;
+}
+
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   LT_DISPATCH(dst.dtype(), O, LT_DISPATCH(src.dtype(), S, {

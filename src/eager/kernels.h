@@ -9,6 +9,8 @@ namespace lt {
 
 // dst <- src, broadcasting src to dst's shape and converting dtype; any strides.
 void copy_into(const Tensor& dst, const Tensor& src);
+// t itself when contiguous, else a contiguous copy (for kernels that read row-major buffers).
+Tensor dense(const Tensor& t);
 void unary_kernel(OpKind op, const Tensor& x, const Tensor& out);
 void binary_kernel(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out);
 void where_kernel(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);

@@ -116,11 +116,7 @@ void reduce_typed(const Tensor& x, IntList dims, const Tensor& out) {
     }
   }
   Tensor xp = x.permute(perm);
-  if (!xp.is_contiguous()) {
-    Tensor c = make_eager(xp.sizes(), xp.dtype());
-    copy_into(c, xp);
-    xp = c;
-  }
+  xp = dense(xp);
   reduce_rows<T, Op>(static_cast<const T*>(xp.raw_data_ptr()), K, R, o);
 }
 
@@ -134,11 +130,7 @@ void arg_typed(const Tensor& x, int64_t dim, const Tensor& out) {
     perm.push_back(dim);
     xp = x.permute(perm);
   }
-  if (!xp.is_contiguous()) {
-    Tensor c = make_eager(xp.sizes(), xp.dtype());
-    copy_into(c, xp);
-    xp = c;
-  }
+  xp = dense(xp);
   const int64_t R = x.dim() > 0 ? x.size(dim) : 1;
   const int64_t K = R ? xp.numel() / R : 0;
   const T* px = static_cast<const T*>(xp.raw_data_ptr());

@@ -134,13 +134,6 @@ class MlirExecutable : public Executable {
     MatmulKernel matmul;                              // a library matmul by generated code
   };
 
-  static Tensor dense(const Tensor& t) {  // the kernels take contiguous row-major buffers
-    if (t.is_contiguous()) return t;
-    Tensor c = make_eager(t.sizes(), t.dtype());
-    copy_into(c, t);
-    return c;
-  }
-
   // A (rows folded from its batch dims) times a 2-d B; the backend checked shapes and dtypes.
   // The kernel takes row-major buffers, so a transposed view is copied first, which OpenBLAS
   // does not need. The copy costs ~0.5 ns per element, the kernel ~0.003 ns per flop: with more

@@ -583,7 +583,7 @@ LibraryKernels matmul_kernels(const Schedule& s) {
     if (b.sizes[0] != k || !codegen_matmul_fits(rows, m, k)) continue;
     std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, k);
     if (!c->run) continue;
-    ks[n] = [c](const float* x, const float* y, float* z) { c->run(x, y, z); };
+    ks[n] = c->run;  // holds the compiled code
     M::add("CodegenMatmulSteps");
   }
   return ks;
