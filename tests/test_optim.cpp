@@ -433,7 +433,16 @@ TEST_F(Optim, InvalidOptionsThrow) {
   // Valid edge values are accepted.
   EXPECT_NO_THROW(lt::optim::SGD(ps, SGDOptions(0.0)));
   EXPECT_NO_THROW(lt::optim::Adam(ps, AdamOptions().betas({0.0, 0.0}).eps(0)));
-  EXPECT_NO_THROW(lt::optim::SGD({}, SGDOptions(0.1)));
+  // An empty parameter list is a mistake (PyTorch refuses it too), for every optimizer.
+  for (auto make : {+[] { lt::optim::SGD o({}, SGDOptions(0.1)); },
+                    +[] { lt::optim::Adam o({}, AdamOptions()); }}) {
+    try {
+      make();
+      ADD_FAILURE() << "an empty parameter list was accepted";
+    } catch (const lt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("empty parameter list"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "api/dispatch.h"
 
+#include <array>
 #include <mutex>
+#include <string>
 
 #include "core/check.h"
 #include "core/shape.h"
@@ -62,6 +64,11 @@ Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   return r;
 }
 
+Tensor known_values(const Tensor& t) {
+  if (!t.defined() || !t.device().is_lazy()) return t;
+  return lazy_hooks().known_value(t);
+}
+
 Tensor call_on(Device d, OpKind op, const OpAttrs& a) {
   OpAttrs b = a;
   b.device = d;
@@ -104,6 +111,12 @@ void assign_value(Tensor& self, const Tensor& v) {
 Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) {
   OpMeta m = infer_meta(op, in, a);
   const char* name = op_name(op);
+  static const std::array<std::string, kNumOps> names = [] {
+    std::array<std::string, kNumOps> r;
+    for (int k = 0; k < kNumOps; ++k) r[k] = std::string(op_name(static_cast<OpKind>(k))) + "_";
+    return r;
+  }();
+  OpContext ctx(names[static_cast<int>(op)].c_str());  // errors below name e.g. "sub_"
   check_writable(self, name, "_");
   LT_CHECK(m.sizes == Dims(self.sizes()), name, "_: result shape ", shape_str(m.sizes),
            " does not match the destination shape ", shape_str(self.sizes()));

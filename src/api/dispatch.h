@@ -23,6 +23,10 @@ void assign_value(Tensor& self, const Tensor& v);
 // In-place: compute op(self, others...) and write it into self (checks shape and dtype).
 Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = kNoAttrs);
 
+// The values of `t` if they are known without running a graph (an eager tensor, or lazy
+// device data and views of it); undefined otherwise. For value checks at the user's call.
+Tensor known_values(const Tensor& t);
+
 // Philox stream position: returns {seed, offset} and advances by n elements.
 std::pair<uint64_t, uint64_t> next_random(int64_t n);
 

@@ -5,6 +5,7 @@
 #include "core/check.h"
 #include "core/shape.h"
 #include "core/tensor_impl.h"
+#include "ops/shape_rules.h"
 
 namespace lt {
 namespace {
@@ -30,17 +31,59 @@ Tensor bin(K k, const Tensor& a, const Tensor& b) {
 Tensor bin(K k, const Tensor& a, const Scalar& b) { return call(k, {a, wrap_scalar(b, a.device())}); }
 Tensor bin(K k, const Scalar& a, const Tensor& b) { return call(k, {wrap_scalar(a, b.device()), b}); }
 bool is_one(const Scalar& s) { return s.to_double() == 1.0 && !s.is_bool(); }
-Tensor scaled(const Tensor& t, const Scalar& alpha) { return is_one(alpha) ? t : t * alpha; }
+// alpha * b for add/sub. As in PyTorch, alpha never takes part in type promotion: the result
+// type is that of (a, b), and b is scaled in it (so alpha must fit it: no floating alpha for
+// an integral result, no bool alpha for a non-bool one).
+Tensor scaled(const char* op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (is_one(alpha)) return b;
+  LT_CHECK(a.defined() && b.defined(), op, ": got an undefined tensor");
+  const Dtype r = result_type({a, b});
+  LT_CHECK(!alpha.is_floating() || is_floating(r), op, ": for integral input tensors, alpha ",
+           alpha.to_double(), " must not be a floating point number (result type ",
+           dtype_name(r), ")");
+  LT_CHECK(!alpha.is_bool() || r == kBool, op, ": a boolean alpha is only supported for a bool ",
+           "result, not ", dtype_name(r));
+  return (b.dtype() == r ? b : b.to(r)) * alpha;
+}
 }  // namespace
 
 // ---- free functions
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return bin(K::Add, a, scaled(b, alpha)); }
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return bin(K::Sub, a, scaled(b, alpha)); }
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return bin(K::Add, a, scaled("add", a, b, alpha));
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return bin(K::Sub, a, scaled("sub", a, b, alpha));
+}
 Tensor mul(const Tensor& a, const Tensor& b) { return bin(K::Mul, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return bin(K::Div, a, b); }
-Tensor pow(const Tensor& a, const Tensor& b) { return bin(K::Pow, a, b); }
-Tensor pow(const Tensor& a, const Scalar& b) { return bin(K::Pow, a, b); }
-Tensor pow(const Scalar& a, const Tensor& b) { return bin(K::Pow, a, b); }
+// As in PyTorch, an integral power with a negative integral exponent is an error (checked
+// here for host scalars and known values; the eager kernel checks the rest).
+void check_int_pow(const Tensor& a, const Tensor& e) {
+  if (!a.defined() || !e.defined() || is_floating(result_type({a, e})) || e.dtype() == kBool)
+    return;
+  if (e.numel() == 0) return;
+  // A computed exponent on the lazy device is observed here (one small graph), as PyTorch's
+  // kernel reads it: an integral tensor power is rare, a silent wrong result is not acceptable.
+  Tensor v = known_values(e);
+  const int64_t lo = (v.defined() ? v : e).min().item().to<int64_t>();
+  LT_CHECK(lo >= 0, "pow: integers to negative integer powers are not allowed (exponent ", lo,
+           ")");
+}
+Tensor pow(const Tensor& a, const Tensor& b) {
+  check_int_pow(a, b);
+  return bin(K::Pow, a, b);
+}
+Tensor pow(const Tensor& a, const Scalar& b) {
+  LT_CHECK(b.is_floating() || b.is_bool() || b.to_int() >= 0 || is_floating(a.dtype()),
+           "pow: integers to negative integer powers are not allowed (exponent ", b.to_int(),
+           ")");
+  return bin(K::Pow, a, b);
+}
+Tensor pow(const Scalar& a, const Tensor& b) {
+  Tensor w = wrap_scalar(a, b.device());
+  check_int_pow(w, b);
+  return call(K::Pow, {w, b});
+}
 Tensor maximum(const Tensor& a, const Tensor& b) { return bin(K::Maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return bin(K::Minimum, a, b); }
 Tensor eq(const Tensor& a, const Tensor& b) { return bin(K::Eq, a, b); }
@@ -208,11 +251,11 @@ Tensor Tensor::where(const Tensor& cond, const Tensor& other) const {
 
 // ---- in place
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
-  return inplace(K::Add, *this, {*this, scaled(o, alpha)});
+  return inplace(K::Add, *this, {*this, scaled("add_", *this, o, alpha)});
 }
 Tensor& Tensor::add_(const Scalar& o) { return inplace(K::Add, *this, {*this, wrap_scalar(o, device())}); }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
-  return inplace(K::Sub, *this, {*this, scaled(o, alpha)});
+  return inplace(K::Sub, *this, {*this, scaled("sub_", *this, o, alpha)});
 }
 Tensor& Tensor::sub_(const Scalar& o) { return inplace(K::Sub, *this, {*this, wrap_scalar(o, device())}); }
 Tensor& Tensor::mul_(const Tensor& o) { return inplace(K::Mul, *this, {*this, o}); }

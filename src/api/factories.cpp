@@ -162,6 +162,7 @@ Tensor randint(int64_t high, IntList sizes, const TensorOptions& o) {
 Tensor rand_like(const Tensor& t) { return rand(t.sizes(), t.options()); }
 Tensor randn_like(const Tensor& t) { return randn(t.sizes(), t.options()); }
 Tensor bernoulli(const Tensor& like_t, double p) {
+  LT_CHECK(p >= 0 && p <= 1, "bernoulli: p must be in [0, 1], got ", p);
   Dtype d = is_floating(like_t.dtype()) ? like_t.dtype() : kFloat32;
   return (rand(like_t.sizes(), TensorOptions(like_t.device()).dtype(d)) < p).to(d);
 }

@@ -63,6 +63,7 @@ Tensor Tensor::mm(const Tensor& o) const { return lt::mm(*this, o); }
 Tensor Tensor::bmm(const Tensor& o) const { return lt::bmm(*this, o); }
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  OpContext ctx("linear");
   LT_CHECK(w.defined() && w.dim() == 2, "linear: expected a 2-d weight [out, in], got ",
            w.defined() ? shape_str(w.sizes()) : std::string("undefined"));
   LT_CHECK(x.dim() >= 1 && x.size(-1) == w.size(1), "linear: input ", shape_str(x.sizes()),
@@ -97,6 +98,7 @@ Tensor avg_pool2d(const Tensor& x, IntList k, IntList s, IntList p) {
 }
 
 Tensor softmax(const Tensor& t, int64_t dim) {
+  OpContext ctx("softmax");
   Tensor x = as_float(t);
   dim = wrap_dim(dim, x.dim(), "softmax");
   if (x.numel() == 0) return x.clone();
@@ -104,6 +106,7 @@ Tensor softmax(const Tensor& t, int64_t dim) {
   return e / sum(e, dim, true);
 }
 Tensor log_softmax(const Tensor& t, int64_t dim) {
+  OpContext ctx("log_softmax");
   Tensor x = as_float(t);
   dim = wrap_dim(dim, x.dim(), "log_softmax");
   if (x.numel() == 0) return x.clone();
@@ -114,6 +117,7 @@ Tensor Tensor::softmax(int64_t d) const { return lt::softmax(*this, d); }
 Tensor Tensor::log_softmax(int64_t d) const { return lt::log_softmax(*this, d); }
 
 Tensor layer_norm(const Tensor& x, IntList shape, const Tensor& w, const Tensor& b, double eps) {
+  OpContext ctx("layer_norm");
   const int64_t k = static_cast<int64_t>(shape.size());
   bool ok = k >= 1 && k <= x.dim();
   for (int64_t i = 0; ok && i < k; ++i) ok = x.size(x.dim() - k + i) == shape[i];
@@ -136,6 +140,7 @@ Tensor layer_norm(const Tensor& x, IntList shape, const Tensor& w, const Tensor&
 }
 
 Tensor dropout(const Tensor& x, double p, bool train) {
+  OpContext ctx("dropout");
   LT_CHECK(p >= 0 && p <= 1, "dropout: probability must be in [0, 1], got ", p);
   if (!train || p == 0) return x;
   if (p == 1) return x * 0.0;
@@ -144,6 +149,7 @@ Tensor dropout(const Tensor& x, double p, bool train) {
 }
 
 Tensor embedding(const Tensor& indices, const Tensor& weight) {
+  OpContext ctx("embedding");
   LT_CHECK(weight.dim() == 2, "embedding: expected a 2-d weight [num, dim], got ",
            shape_str(weight.sizes()));
   Dims out(indices.sizes());
@@ -152,18 +158,31 @@ Tensor embedding(const Tensor& indices, const Tensor& weight) {
 }
 
 Tensor one_hot(const Tensor& indices, int64_t n) {
+  OpContext ctx("one_hot");
   LT_CHECK(!is_floating(indices.dtype()), "one_hot: expected integer class indices, got ",
            dtype_name(indices.dtype()));
   LT_CHECK(n > 0, "one_hot: num_classes must be positive, got ", n);
+  if (indices.numel() > 0) {
+    // As PyTorch does, the class range is read at the call (on the lazy device a computed
+    // index tensor is observed: one small graph).
+    Tensor v = known_values(indices);
+    if (!v.defined()) v = indices;
+    const int64_t lo = v.min().item().to<int64_t>(), hi = v.max().item().to<int64_t>();
+    LT_CHECK(lo >= 0, "one_hot: class values must be non-negative, got ", lo);
+    LT_CHECK(hi < n, "one_hot: class value ", hi, " is out of range for num_classes ", n);
+  }
   return eq(indices.unsqueeze(-1), arange(n, TensorOptions(indices.device()).dtype(kInt64)))
       .to(kInt64);
 }
 
 Tensor nll_loss(const Tensor& lp, const Tensor& targets) {
+  OpContext ctx("nll_loss");
   LT_CHECK(lp.dim() == 2 || lp.dim() == 1, "nll_loss: expected input [N, C] or [C], got ",
            shape_str(lp.sizes()));
   LT_CHECK(targets.dtype() == kInt64 || targets.dtype() == kInt32,
            "nll_loss: expected integer class indices, got ", dtype_name(targets.dtype()));
+  LT_CHECK(is_floating(lp.dtype()), "nll_loss: expected floating-point log-probabilities, got ",
+           dtype_name(lp.dtype()));
   Tensor x = lp.dim() == 1 ? lp.unsqueeze(0) : lp;
   Tensor t = targets.dim() == 0 ? targets.unsqueeze(0) : targets;
   LT_CHECK(t.dim() == 1 && t.size(0) == x.size(0), "nll_loss: input ", shape_str(lp.sizes()),
@@ -172,10 +191,13 @@ Tensor nll_loss(const Tensor& lp, const Tensor& targets) {
 }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets, double smoothing) {
+  OpContext ctx("cross_entropy");
   LT_CHECK(logits.dim() == 2 || logits.dim() == 1, "cross_entropy: expected logits [N, C] or [C], got ",
            shape_str(logits.sizes()));
   LT_CHECK(smoothing >= 0 && smoothing <= 1, "cross_entropy: label_smoothing must be in [0, 1], got ",
            smoothing);
+  LT_CHECK(is_floating(logits.dtype()), "cross_entropy: expected floating-point logits, got ",
+           dtype_name(logits.dtype()));
   Tensor x = logits.dim() == 1 ? logits.unsqueeze(0) : logits;
   Tensor lsm = log_softmax(x, 1);
   if (is_floating(targets.dtype())) {  // class probabilities
@@ -197,12 +219,14 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, double smoothi
 }
 
 Tensor mse_loss(const Tensor& a, const Tensor& b) {
+  OpContext ctx("mse_loss");
   Tensor d = a - b;
   return (d * d).mean();
 }
 
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& mask, double dropout_p, bool is_causal) {
+  OpContext ctx("scaled_dot_product_attention");
   LT_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2 && q.size(-1) == k.size(-1) &&
                k.size(-2) == v.size(-2),
            "scaled_dot_product_attention: q ", shape_str(q.sizes()), ", k ", shape_str(k.sizes()),

@@ -59,6 +59,7 @@ Tensor amax(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Amax
 Tensor amin(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Amin, t, dims, keepdim); }
 Tensor mean(const Tensor& t) { return mean(t, {}, false); }
 Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
+  OpContext ctx("mean");
   require_float(t, "mean");
   return sum(t, dims, keepdim) / static_cast<double>(count_of(t, dims));
 }
@@ -71,9 +72,11 @@ Tensor min(const Tensor& t) {
   return amin(t);
 }
 std::tuple<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
+  OpContext ctx("max");
   return {amax(t, dim, keepdim), arg(K::Argmax, t, dim, keepdim)};
 }
 std::tuple<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
+  OpContext ctx("min");
   return {amin(t, dim, keepdim), arg(K::Argmin, t, dim, keepdim)};
 }
 Tensor argmax(const Tensor& t) { return arg(K::Argmax, t, std::nullopt, false); }
@@ -82,6 +85,7 @@ Tensor argmin(const Tensor& t) { return arg(K::Argmin, t, std::nullopt, false); 
 Tensor argmin(const Tensor& t, int64_t dim, bool keepdim) { return arg(K::Argmin, t, dim, keepdim); }
 
 Tensor var(const Tensor& t, IntList dims, bool unbiased, bool keepdim) {
+  OpContext ctx("var");
   require_float(t, "var");
   Tensor mu = mean(t, dims, true);
   Tensor d = t - mu;
@@ -90,10 +94,12 @@ Tensor var(const Tensor& t, IntList dims, bool unbiased, bool keepdim) {
   return sum(d * d, dims, keepdim) / n;
 }
 Tensor std(const Tensor& t, IntList dims, bool unbiased, bool keepdim) {
+  OpContext ctx("std");
   return sqrt(var(t, dims, unbiased, keepdim));
 }
 
 Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
+  OpContext ctx("logsumexp");
   Tensor x = is_floating(t.dtype()) ? t : t.to(kFloat32);
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
   Tensor m = amax(x, dims, true);
@@ -105,6 +111,7 @@ Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
 
 Tensor norm(const Tensor& t) { return norm(t, 2.0, {}, false); }
 Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {
+  OpContext ctx("norm");
   require_float(t, "norm");
   if (p == 2.0) return sqrt(sum(t * t, dims, keepdim));
   if (p == 1.0) return sum(abs(t), dims, keepdim);

@@ -95,8 +95,10 @@ Tensor Tensor::to(Dtype t) const {
 }
 
 Tensor Tensor::to(Device d, Dtype t) const { return to(d).to(t); }
+// As in libtorch, options that name no device keep the tensor's device (and with nothing
+// to change, the result is the tensor itself, not a copy).
 Tensor Tensor::to(const TensorOptions& o) const {
-  Tensor r = to(o.device());
+  Tensor r = o.has_device() ? to(o.device()) : *this;
   return o.has_dtype() ? r.to(o.dtype()) : r;
 }
 

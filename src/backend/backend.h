@@ -22,6 +22,9 @@ class Executable {
   virtual ~Executable() = default;
   // One contiguous buffer per root, never aliasing a non-donated input.
   virtual std::vector<Tensor> run(const RunArgs& args) = 0;
+  // Set by the lazy runtime: the graph has a step that can throw on values (an index computed
+  // in the graph), so its inputs are never donated and a failed run can be recovered from.
+  bool may_fail = false;
 };
 
 class Backend {

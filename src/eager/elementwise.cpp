@@ -87,7 +87,7 @@ T ipow(T base, T e) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return e ? base : true;
   } else {
-    if (e < 0) return base == 1 ? 1 : (base == -1 ? (e % 2 ? -1 : 1) : 0);
+    if (e < 0) return 0;  // unreachable: binary_typed refuses negative integral exponents
     T r = 1;
     while (e) {
       if (e & 1) r = static_cast<T>(r * base);
@@ -152,7 +152,14 @@ void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out
       if constexpr (std::is_floating_point_v<T>)
         return binary_loop<T, T>(out, a, b, [](T x, T y) { return x / y; });
       break;
-    case K::Pow: return binary_loop<T, T>(out, a, b, [](T x, T y) { return ipow<T>(x, y); });
+    case K::Pow:
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        // Checked before the (parallel) loop: nothing is thrown from inside it.
+        for (int64_t e : b.to_vector<int64_t>())
+          LT_CHECK(e >= 0, "pow: integers to negative integer powers are not allowed (exponent ",
+                   e, ")");
+      }
+      return binary_loop<T, T>(out, a, b, [](T x, T y) { return ipow<T>(x, y); });
     case K::Maximum:
       return binary_loop<T, T>(out, a, b, [](T x, T y) {
         if constexpr (std::is_floating_point_v<T>)

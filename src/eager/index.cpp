@@ -10,13 +10,13 @@
 namespace lt {
 namespace {
 
+// As in PyTorch, gather, scatter_add, index_select (and embedding, nll_loss and cross_entropy,
+// which use them) take indices in [0, size): a negative index is out of range, not wrapped.
 std::vector<int64_t> read_index(const Tensor& index, int64_t bound, int64_t dim, const char* op) {
   std::vector<int64_t> v = index.to_vector<int64_t>();
-  for (int64_t& i : v) {
-    LT_CHECK(i >= -bound && i < bound, op, ": index ", i, " is out of bounds for dim ", dim,
+  for (int64_t i : v)
+    LT_CHECK(i >= 0 && i < bound, op, ": index ", i, " is out of bounds for dim ", dim,
              " with size ", bound);
-    if (i < 0) i += bound;
-  }
   return v;
 }
 
@@ -42,6 +42,10 @@ int64_t offset_of(const Tensor& t, const int64_t* c, int64_t dim, int64_t at) {
 }
 
 }  // namespace
+
+void check_index_values(OpKind op, const Tensor& x, int64_t dim, const Tensor& index) {
+  (void)read_index(index, x.dim() ? x.size(dim) : 1, dim, op_name(op));
+}
 
 void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
   if (out.numel() == 0) return;

@@ -34,6 +34,9 @@ void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, IntList params,
 void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, IntList params,
                         const Tensor& out);
 
+// Throws the kernel's out-of-range error if an index of gather/scatter_add/index_select (op)
+// on x along dim is outside [0, x.size(dim)): the lazy device checks known indices at the call.
+void check_index_values(OpKind op, const Tensor& x, int64_t dim, const Tensor& index);
 void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
 void scatter_add_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                         const Tensor& out);

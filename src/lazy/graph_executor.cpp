@@ -1,6 +1,7 @@
 // The graph executor (paper §4): gathers pending values, builds one graph, looks it up in the
 // compile cache (compiling on a miss), runs it, and swaps each alias's IR value for its new
 // buffer. At the barrier only, input buffers that nothing else can observe are donated.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <unordered_set>
 
 #include "backend/backend.h"
+#include "backend/plan_node.h"
 #include "core/check.h"
 #include "core/metrics.h"
 #include "eager/kernels.h"
@@ -117,6 +119,47 @@ void save_ir(const ir::Graph& g) {
 }
 
 std::atomic<int64_t> g_pending_ops{0};
+
+// Whether a step of `g` can throw on values at run time: gather/scatter_add/index_select whose
+// index is computed in the graph. Indices that are device data or views of it were checked
+// when recorded (record.cpp).
+bool may_fail(const ir::Graph& g) {
+  for (const ir::Node* n : g.order) {
+    if (n->kind != ir::NodeKind::Op ||
+        !(n->op == OpKind::Gather || n->op == OpKind::ScatterAdd || n->op == OpKind::IndexSelect))
+      continue;
+    const ir::Node* i = n->operands[1].get();
+    while (i->kind == ir::NodeKind::Op && i->n_operands == 1 &&
+           (backend::is_view_op(i->op) || i->op == OpKind::Copy))
+      i = i->operands[0].get();
+    if (i->kind != ir::NodeKind::Data) return true;
+  }
+  return false;
+}
+
+// A run failed (no input was donated, so every input is intact). Each requested tensor is
+// computed again on its own by the reference interpreter: those that do not depend on the
+// failing step get their values, the others are marked failed with the error.
+void recover(const std::vector<Alias*>& aliases) {
+  static std::unique_ptr<backend::Backend> interp = backend::make_interp_backend();
+  for (Alias* a : aliases) {
+    try {
+      ir::Graph g = ir::build_graph({a->value});
+      backend::RunArgs args;
+      for (ir::Node* d : g.data) args.data.push_back(d->data);
+      for (ir::Node* p : g.params) {
+        Tensor s = make_eager({}, p->meta.dtype);
+        fill_kernel(s, p->param_f, p->param_i);
+        args.params.push_back(s);
+      }
+      std::vector<Tensor> out = interp->compile(g)->run(args);
+      a->value = ir::make_data(out[0]);
+      a->generation++;
+    } catch (const Error& e) {
+      a->error = std::make_shared<const std::string>(e.what());
+    }
+  }
+}
 int64_t max_pending() {
   static const int64_t n = [] {
     const char* e = std::getenv("LT_MAX_PENDING_OPS");
@@ -131,8 +174,13 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   std::lock_guard<DeviceMutex> lock(device_mutex());
   std::vector<Alias*> aliases;
   // Pending = an op to compute. A scalar leaf is not work for the barrier (it would only copy
-  // a host number); an explicit sync or observation does materialize it.
+  // a host number); an explicit sync or observation does materialize it. A failed tensor is
+  // not work either: the barrier skips it, reading it throws its error again.
   for (Alias* a : requested) {
+    if (a->error) {
+      if (!barrier) throw Error(*a->error);
+      continue;
+    }
     ir::NodeKind k = a->value->kind;
     if (k == ir::NodeKind::Op || (!barrier && k != ir::NodeKind::Data)) aliases.push_back(a);
   }
@@ -155,6 +203,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
       M::ScopedTimer t("CompileTime");
       exe = backend::active_backend().compile(g);
     }
+    exe->may_fail = may_fail(g);
     cache().insert(CacheEntry{key, exe, std::move(sig)});
   }
   save_ir(g);
@@ -165,7 +214,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
     fill_kernel(s, p->param_f, p->param_i);
     args.params.push_back(s);
   }
-  if (barrier) {
+  if (barrier && !exe->may_fail) {
     // The paper's two conditions: this is the barrier (the outputs are final) and every live
     // tensor is in the graph, so an input buffer nobody else holds may be overwritten.
     std::unordered_set<const ir::Node*> held;
@@ -179,17 +228,25 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
     }
   }
   std::vector<Tensor> out;
-  {
+  try {
     M::ScopedTimer t("ExecuteTime");
     out = exe->run(args);
+  } catch (const Error& e) {
+    M::add("FailedExecutions");
+    if (std::find(args.donate.begin(), args.donate.end(), true) == args.donate.end()) {
+      recover(aliases);
+    } else {  // inputs may be half overwritten: nothing of this graph can be trusted
+      auto msg = std::make_shared<const std::string>(e.what());
+      for (Alias* a : aliases) a->error = msg;
+    }
+    throw;
   }
   for (size_t i = 0; i < aliases.size(); ++i) {
     aliases[i]->value = ir::make_data(out[i]);
     aliases[i]->generation++;
   }
-  if (barrier)
-    for (size_t i = 0; i < g.data.size(); ++i)
-      if (args.donate[i]) M::add("DonatedBuffers");
+  for (size_t i = 0; i < args.donate.size(); ++i)
+    if (args.donate[i]) M::add("DonatedBuffers");
 }
 
 void note_recorded_op() {

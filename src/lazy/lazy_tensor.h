@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>  // std::lock_guard
+#include <string>
 #include <vector>
 
 #include "core/pool.h"
@@ -20,6 +21,9 @@ struct Alias {
   Alias() noexcept {}  // no zeroing pass before the initializers (see TensorImpl)
   ir::NodePtr value;
   uint64_t generation = 0;
+  // Set when the barrier that computed `value` failed: reading or using the tensor throws this
+  // message again; later barriers skip it. A whole new value (assign) clears it.
+  std::shared_ptr<const std::string> error;
   // Intrusive list of the device's live aliases (the DeviceContextArena), in creation order.
   Alias* prev = nullptr;
   Alias* next = nullptr;

@@ -104,8 +104,45 @@ Tensor fallback(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& 
   return from_cpu(r, d);
 }
 
+// The value of `n` when it is device data or views (and copies) of it, computed eagerly;
+// undefined otherwise (a value only the barrier computes).
+Tensor known_value(const ir::Node* n, int depth = 0) {
+  if (n->kind == ir::NodeKind::Data) return n->data;
+  if (n->kind != ir::NodeKind::Op || n->n_operands != 1 || depth > 16 ||
+      !(is_view_op(n->op) || n->op == OpKind::Copy))
+    return Tensor();
+  Tensor v = known_value(n->operands[0].get(), depth + 1);
+  return v.defined() ? eager_execute(n->op, {v}, n->attrs, n->meta) : v;
+}
+
+// Indices already known at the call (labels and token ids moved to the device, and views of
+// them) are range-checked there, so an out-of-range index throws at the user's line with the
+// eager kernel's message, before anything is recorded. Computed indices are checked by the
+// kernel at the barrier (graph_executor.cpp then keeps donation off and recovers).
+Tensor known_tensor_value(const Tensor& t) {
+  std::lock_guard<DeviceMutex> g(device_mutex());
+  return known_value(value_of(t).get());
+}
+
+void check_known_index(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+  Tensor idx = known_tensor_value(in[1]);
+  if (idx.defined()) check_index_values(op, in[0], a.i[0], idx);
+}
+
+// A tensor whose computation failed at a barrier: using it throws that error again.
+void check_not_failed(ArrayRef<Tensor> in) {
+  for (const Tensor& t : in) {
+    if (!t.defined() || !t.impl()->lazy) continue;
+    const Alias& al = *lazy_of(t).alias;
+    if (al.error) throw Error(*al.error);
+  }
+}
+
 Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m) {
   const Device dev = in.empty() ? a.device : in[0].device();
+  check_not_failed(in);
+  if (op == OpKind::Gather || op == OpKind::ScatterAdd || op == OpKind::IndexSelect)
+    check_known_index(op, in, a);
   if (is_view_op(op)) {
     std::lock_guard<DeviceMutex> g(device_mutex());
     bool viewable = true;
@@ -200,12 +237,14 @@ ir::NodePtr write_through_expand(const LazyData& d, ir::NodePtr v) {
 // In-place: the destination's alias gets a new value; through views, the base is rebuilt
 // with the inverse view ops (paper Figure 3).
 void assign(Tensor& dst, const Tensor& value_t) {
+  check_not_failed({value_t});
   std::lock_guard<DeviceMutex> g(device_mutex());
   LazyData& d = lazy_of(dst);
   ir::NodePtr v = value_of(value_t);
   if (d.views.empty()) {
     d.alias->value = std::move(v);
     d.alias->generation++;
+    d.alias->error.reset();  // a whole new value: the failure is gone
     return;
   }
   if (std::any_of(d.views.begin(), d.views.end(),
@@ -281,6 +320,7 @@ const bool g_installed = [] {
   h.assign = &assign;
   h.to_cpu = &to_cpu;
   h.from_cpu = &from_cpu;
+  h.known_value = &known_tensor_value;
   return true;
 }();
 

@@ -11,6 +11,7 @@ namespace lt::optim {
 
 Optimizer::Optimizer(std::vector<Tensor> params, double lr) : params_(std::move(params)), lr_(lr) {
   LT_CHECK(lr >= 0, "optimizer: learning rate must be non-negative, got ", lr);
+  LT_CHECK(!params_.empty(), "optimizer: got an empty parameter list");
   for (const Tensor& p : params_)
     LT_CHECK(p.defined() && p.requires_grad() && p.is_leaf(),
              "optimizer: every parameter must be a leaf tensor that requires grad");
