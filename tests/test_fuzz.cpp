@@ -644,6 +644,8 @@ class Generator {
         {6, &Generator::reduce, "reduce"},
         {3, &Generator::arg_reduce, "arg_reduce"},
         {3, &Generator::matmul, "matmul"},
+        {3, &Generator::linear, "linear"},
+        {3, &Generator::index_op, "index_op"},
         {12, &Generator::view, "view"},
         {9, &Generator::inplace_tensor, "inplace_tensor"},
         {8, &Generator::inplace_scalar, "inplace_scalar"},
@@ -1388,11 +1390,145 @@ class Generator {
         static const std::vector<lt::Dtype> kTypes = {lt::kFloat32, lt::kFloat64, lt::kInt64,
                                                       lt::kInt32, lt::kBool};
         const lt::Dtype t = choose(kTypes);
-        return op(
-            {a.id}, an + ".to(" + dtype_code(t) + ")",
-            [t](const Tensors& x, lt::Device) { return Tensors{x[0].to(t)}; }, t == a.cpu.dtype());
+        const bool same = t == a.cpu.dtype();
+        // Every to() overload: a dtype; options naming only a dtype (the device is kept);
+        // options naming the device too; the device and dtype; the device alone (itself).
+        switch (uni(0, 4)) {
+          case 0:
+            return op(
+                {a.id}, an + ".to(" + dtype_code(t) + ")",
+                [t](const Tensors& x, lt::Device) { return Tensors{x[0].to(t)}; }, same);
+          case 1:
+            return op(
+                {a.id}, an + ".to(lt::TensorOptions().dtype(" + dtype_code(t) + "))",
+                [t](const Tensors& x, lt::Device) {
+                  return Tensors{x[0].to(lt::TensorOptions().dtype(t))};
+                },
+                same);
+          case 2:
+            return op(
+                {a.id}, an + ".to(lt::TensorOptions(dev).dtype(" + dtype_code(t) + "))",
+                [t](const Tensors& x, lt::Device dev) {
+                  return Tensors{x[0].to(lt::TensorOptions(dev).dtype(t))};
+                },
+                same);
+          case 3:
+            return op(
+                {a.id}, an + ".to(dev, " + dtype_code(t) + ")",
+                [t](const Tensors& x, lt::Device dev) { return Tensors{x[0].to(dev, t)}; }, same);
+          default:
+            return op(
+                {a.id}, an + ".to(dev)",
+                [](const Tensors& x, lt::Device dev) { return Tensors{x[0].to(dev)}; }, true);
+        }
       }
     }
+  }
+
+  // linear(x, w, b) and x @ w^T + b with a 1-d or batched x, then (sometimes) an in-place op
+  // on the bias through a view: a compiled step reads the bias and its view together.
+  Action linear() {
+    const Slot* px = pick_if([](const Slot& s) {
+      return s.cpu.dim() >= 1 && s.cpu.dim() <= 3 && s.cpu.dtype() == lt::kFloat32;
+    });
+    if (!px) return matmul();
+    const int64_t k = px->cpu.size(-1);
+    const Slot* pw = pick_if([&](const Slot& s) {
+      return s.cpu.dim() == 2 && s.cpu.size(1) == k && s.cpu.dtype() == lt::kFloat32;
+    });
+    if (!pw) return matmul();
+    const int64_t n = pw->cpu.size(0);
+    const Slot* pb = pick_if([&](const Slot& s) {
+      return s.cpu.dim() == 1 && s.cpu.size(0) == n && s.cpu.dtype() == lt::kFloat32;
+    });
+    const std::string xn = tname(px->id), wn = tname(pw->id);
+    if (!pb)
+      return op({px->id, pw->id}, "lt::nn::functional::linear(" + xn + ", " + wn + ")",
+                [](const Tensors& x, lt::Device) {
+                  return Tensors{lt::nn::functional::linear(x[0], x[1])};
+                });
+    const std::string bn = tname(pb->id);
+    const int64_t form = uni(0, 1), write = uni(0, 4);
+    static const char* kViews[] = {".view({-1})", ".unsqueeze(0).squeeze(0)",
+                                   ".reshape({1, -1}).view({-1})", ".narrow(0, 0, $n)",
+                                   ".detach()"};
+    std::string vcode = subst(kViews[uni(0, 4)], "$n", std::to_string(n));
+    std::string code = form ? "lt::nn::functional::linear(" + xn + ", " + wn + ", " + bn + ")"
+                            : "lt::matmul(" + xn + ", " + wn + ".t()) + " + bn;
+    const bool inplace = write < 3 && px->cpu.dim() == 1;
+    const std::string vc = vcode;
+    auto apply_view = [vc, n](const Tensor& b) {
+      if (vc == ".view({-1})") return b.view({-1});
+      if (vc == ".unsqueeze(0).squeeze(0)") return b.unsqueeze(0).squeeze(0);
+      if (vc == ".reshape({1, -1}).view({-1})") return b.reshape({1, -1}).view({-1});
+      if (vc == ".detach()") return b.detach();
+      return b.narrow(0, 0, n);
+    };
+    if (inplace)
+      code = "[&] { auto y = " + code + "; " + bn + vcode +
+             (write == 0 ? ".sub_(y)" : write == 1 ? ".div_(y)" : ".mul_(y)") + "; return y; }()";
+    return op({px->id, pw->id, pb->id}, code,
+              [form, inplace, write, apply_view](const Tensors& x, lt::Device) {
+                Tensor y = form ? lt::nn::functional::linear(x[0], x[1], x[2])
+                                : lt::matmul(x[0], x[1].t()) + x[2];
+                if (inplace) {
+                  Tensor v = apply_view(x[2]);
+                  if (write == 0) v.sub_(y);
+                  if (write == 1) v.div_(y);
+                  if (write == 2) v.mul_(y);
+                }
+                return Tensors{y};
+              });
+  }
+
+  // gather / index_select / embedding / cross_entropy / nll_loss / one_hot with indices that
+  // are sometimes negative or out of range (both devices refuse those at the call: the
+  // indices are device data) or computed in range (checked at the barrier on lazy).
+  Action index_op() {
+    const Slot* px = pick_if([](const Slot& s) { return s.cpu.dim() == 2 && is_float(s); });
+    if (!px) return create();
+    const int64_t rows = px->cpu.size(0), cols = px->cpu.size(1);
+    const bool bad = coin(0.35);
+    const int64_t m = uni(1, 4);
+    const int64_t which = uni(0, 5);
+    const int64_t bound = which == 1 || which == 2 ? rows : cols;
+    std::vector<int64_t> idx;
+    std::string lit;
+    for (int64_t j = 0; j < (which >= 3 && which <= 4 ? rows : m); ++j) {
+      int64_t v = bound > 0 ? uni(0, bound - 1) : 0;
+      if (bad && (j == 0 || coin(0.3))) v = coin(0.5) ? -uni(1, 2) : bound + uni(0, 1);
+      idx.push_back(v);
+      lit += (j ? ", " : "") + std::to_string(v);
+    }
+    // In range and computed in the graph (an empty dim has no index in range).
+    const bool computed = !bad && (bound > 0 || idx.empty()) && coin(0.5);
+    const std::string xn = tname(px->id);
+    const std::string in = "lt::tensor<int64_t>({" + lit + "}, {" + std::to_string(idx.size()) +
+                           "}).to(dev)" + (computed ? " + 0" : "");
+    auto index = [idx, computed](lt::Device dev) {
+      Tensor t = lt::tensor(idx, {static_cast<int64_t>(idx.size())}).to(dev);
+      return computed ? t + 0 : t;
+    };
+    static const char* kCode[] = {"$x.gather(1, $i.unsqueeze(0).expand({$r, -1}))",
+                                  "$x.index_select(0, $i)",
+                                  "lt::embedding($i, $x)",
+                                  "lt::cross_entropy($x, $i)",
+                                  "lt::nll_loss($x.log_softmax(1), $i)",
+                                  "lt::one_hot($i, $c)"};
+    std::string code = subst(subst(subst(subst(kCode[which], "$x", xn), "$i", in), "$r",
+                                   std::to_string(rows)),
+                             "$c", std::to_string(cols));
+    return op({px->id}, code, [which, index, rows, cols](const Tensors& x, lt::Device dev) {
+      Tensor i = index(dev);
+      switch (which) {
+        case 0: return Tensors{x[0].gather(1, i.unsqueeze(0).expand({rows, -1}))};
+        case 1: return Tensors{x[0].index_select(0, i)};
+        case 2: return Tensors{lt::embedding(i, x[0])};
+        case 3: return Tensors{lt::cross_entropy(x[0], i)};
+        case 4: return Tensors{lt::nll_loss(x[0].log_softmax(1), i)};
+        default: return Tensors{lt::one_hot(i, cols)};
+      }
+    });
   }
 
   Action split() {

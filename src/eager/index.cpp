@@ -48,8 +48,8 @@ void check_index_values(OpKind op, const Tensor& x, int64_t dim, const Tensor& i
 }
 
 void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
+  auto idx = read_index(index, x.dim() ? x.size(dim) : 1, dim, "gather");  // even if empty
   if (out.numel() == 0) return;
-  auto idx = read_index(index, x.dim() ? x.size(dim) : 1, dim, "gather");
   LT_DISPATCH(x.dtype(), T, {
     const T* px = static_cast<const T*>(x.raw_data_ptr());
     T* po = static_cast<T*>(out.raw_data_ptr());
@@ -74,9 +74,9 @@ void scatter_add_kernel(const Tensor& x, int64_t dim, const Tensor& index, const
 }
 
 void index_select_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
-  if (out.numel() == 0) return;
   const int64_t bound = x.dim() ? x.size(dim) : 1;
-  auto idx = read_index(index, bound, dim, "index_select");
+  auto idx = read_index(index, bound, dim, "index_select");  // even if the output is empty
+  if (out.numel() == 0) return;
   if (x.dim() == 0) {
     copy_into(out, x);
     return;
