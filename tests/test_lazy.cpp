@@ -235,6 +235,8 @@ TEST_F(Lazy, CompiledMatmulByGeneratedCodeMatchesEager) {
   // absolute for these randn operands (|c| up to ~100).
   const std::string before = lt::lazy_backend();
   lt::set_lazy_backend("mlir");
+  // The kernel wherever it fits, not only where it beats OpenBLAS on this host.
+  setenv("LT_MLIR_MATMUL", "codegen", 1);
   // ta / tb: use the transpose of a / b, taken on each device (a lazy view of lazy data).
   auto check = [](const lt::Tensor& a0, const lt::Tensor& b0, bool generated, bool ta = false,
                   bool tb = false) {
@@ -260,6 +262,36 @@ TEST_F(Lazy, CompiledMatmulByGeneratedCodeMatchesEager) {
   check(lt::randn({32, 16}), lt::randn({16, 128}), false);                 // k < 32
   check(lt::randn({30, 128}), lt::randn({128, 128}), false);               // rows % 8 != 0
   check(lt::randn({2, 32, 128}), lt::randn({2, 128, 128}), false);         // batched B
+  unsetenv("LT_MLIR_MATMUL");
+  lt::set_lazy_backend(before);
+}
+
+TEST_F(Lazy, GeneratedMatmulIsChosenByTimingOnThisHost) {
+  // Unset LT_MLIR_MATMUL: a shape the kernel fits is timed once against OpenBLAS on this host
+  // and the faster runs (on an AVX2-only host the kernel's tile spills and OpenBLAS wins);
+  // either way the result matches eager (1e-3 absolute: two summation orders, see above).
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  unsetenv("LT_MLIR_MATMUL");
+  lt::Tensor a = lt::randn({48, 160}), b = lt::randn({160, 224});
+  lt::metrics::reset();
+  lt::Tensor got = lt::matmul(a.to(kLazy), b.to(kLazy)) + 0.0f;
+  lt::mark_step();
+  const int64_t chosen = lt::metrics::counter("CodegenMatmulChosen"),
+                declined = lt::metrics::counter("CodegenMatmulDeclined");
+  EXPECT_EQ(chosen + declined, 1) << lt::metrics::report();
+  EXPECT_EQ(lt::metrics::counter("CodegenMatmulRuns"), chosen);
+  std::vector<float> g = vals(got), e = vals(lt::matmul(a, b));
+  ASSERT_EQ(g.size(), e.size());
+  for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], e[i], 1e-3) << i;
+  // The same shape again: decided already, not timed again.
+  lt::metrics::reset();
+  lt::Tensor again = lt::matmul(a.to(kLazy), b.to(kLazy)) * 2.0f;
+  lt::mark_step();
+  EXPECT_EQ(lt::metrics::counter("CodegenMatmulChosen") +
+                lt::metrics::counter("CodegenMatmulDeclined"),
+            0);
+  EXPECT_EQ(vals(again).size(), g.size());
   lt::set_lazy_backend(before);
 }
 

@@ -295,6 +295,8 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
       std::fprintf(stderr,
                    "lazytensor: MLIR matmul codegen failed for %ldx%ldx%ld; using BLAS (%s)\n",
                    long(m), long(n), long(k), c->error.c_str());
+    } else {
+      c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice);
     }
     slot = std::move(c);
   }

@@ -16,7 +16,19 @@ struct CodegenMatmul {
   std::function<void(const float* a, const float* b, float* c)> run;
   double compile_ms = 0;
   std::string error;  // why `run` is empty
+  // codegen_matmul_cached: whether the kernel beat OpenBLAS on this host, and the timings.
+  bool chosen = true;
+  std::string choice;
 };
+
+// LT_MLIR_MATMUL: blas (never generate), codegen (always where the tiles fit), or unset: time
+// both once per shape on this host and keep the faster (matmul_choice.cpp).
+enum class MatmulPolicy { kBlas, kCodegen, kMeasure };
+MatmulPolicy matmul_policy();
+// Times `kernel` against cblas_sgemm on m x k times k x n; `why` gets the figures (LT_DEBUG
+// prints them). Counters CodegenMatmulChosen / CodegenMatmulDeclined.
+bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, int64_t k,
+                           std::string* why);
 
 // Tiles: blocks of C of up to 32x128 over OpenMP threads, k in steps of up to 128, then 8x32
 // register tiles of outer products (FMAs) over k. The tiles must divide the shape (tiles that do
@@ -28,7 +40,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
 // The process's kernels by shape: compiled on first use (~30 ms; CodegenMatmulCompiles) or
 // loaded from the disk cache under LT_CACHE_DIR (DiskCacheHit, as the backend's graphs), kept
 // for the process (a failure too: it is logged once, CodegenMatmulFailed, and the caller keeps
-// BLAS).
+// BLAS), with the host's choice between it and OpenBLAS (`chosen`, measured once per shape).
 std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k);
 
 }  // namespace lt::backend

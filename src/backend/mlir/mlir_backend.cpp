@@ -559,14 +559,12 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
 }
 
 // Library matmuls whose shape the generated kernel takes (matmul_codegen.h) run it instead of
-// OpenBLAS: where both apply, it was 1.5-2x faster here (docs/ARCHITECTURE.md, "Matmul: BLAS or
+// OpenBLAS where it was faster when timed on this host (matmul_choice.cpp): 1.5-2x faster on a
+// Zen 5 with AVX-512, slower on an AVX2-only Zen 3 (docs/ARCHITECTURE.md, "Matmul: BLAS or
 // generated code"). Float32, B 2-d (A's batch dims fold into rows). LT_MLIR_MATMUL=blas keeps
-// OpenBLAS for all of them.
+// OpenBLAS for all of them, =codegen the kernel wherever it fits.
 LibraryKernels matmul_kernels(const Schedule& s) {
-  static const bool on = [] {
-    const char* e = std::getenv("LT_MLIR_MATMUL");
-    return !(e && std::string(e) == "blas");
-  }();
+  static const bool on = matmul_policy() != MatmulPolicy::kBlas;
   LibraryKernels ks;
   if (!on) return ks;
   for (const Schedule::Step& st : s.steps) {
@@ -582,7 +580,7 @@ LibraryKernels matmul_kernels(const Schedule& s) {
     for (size_t d = 0; d + 1 < a.sizes.size(); ++d) rows *= a.sizes[d];
     if (b.sizes[0] != k || !codegen_matmul_fits(rows, m, k)) continue;
     std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, k);
-    if (!c->run) continue;
+    if (!c->run || !c->chosen) continue;  // OpenBLAS was faster on this host
     ks[n] = c->run;  // holds the compiled code
     M::add("CodegenMatmulSteps");
   }

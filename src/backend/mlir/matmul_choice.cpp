@@ -1,0 +1,81 @@
+// The per-host choice between a generated matmul kernel and OpenBLAS, by measurement: the
+// kernel's register tile was tuned on an AVX-512 host, and on an AVX2-only host (16 vector
+// registers) it spills and runs at a third of OpenBLAS's speed. So each shape is timed once per
+// process, both ways, on the host that runs it, and the faster one is kept. Plain C++.
+#include "backend/mlir/matmul_codegen.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/metrics.h"
+
+namespace lt::backend {
+namespace {
+
+double time_ms(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool debug() {
+  const char* e = std::getenv("LT_DEBUG");
+  return e && *e && std::string(e) != "0";
+}
+
+}  // namespace
+
+MatmulPolicy matmul_policy() {
+  const char* e = std::getenv("LT_MLIR_MATMUL");
+  const std::string v = e ? e : "";
+  if (v == "blas") return MatmulPolicy::kBlas;
+  if (v == "codegen") return MatmulPolicy::kCodegen;
+  return MatmulPolicy::kMeasure;
+}
+
+bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, int64_t k,
+                           std::string* why) {
+  if (matmul_policy() == MatmulPolicy::kCodegen) {
+    *why = "LT_MLIR_MATMUL=codegen";
+    return true;
+  }
+  std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)),
+      c(static_cast<size_t>(m * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) * 0.125f - 0.375f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.25f - 0.5f;
+  auto gen = [&] { kernel.run(a.data(), b.data(), c.data()); };
+  auto blas = [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
+                static_cast<int>(n), static_cast<int>(k), 1.0f, a.data(), static_cast<int>(k),
+                b.data(), static_cast<int>(n), 0.0f, c.data(), static_cast<int>(n));
+  };
+  // Warm both (page faults, thread pools), then alternate, keeping each one's best time; few
+  // repetitions for big products (the measurement is paid once per shape and process).
+  gen();
+  blas();
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const int reps = flops > 4e9 ? 1 : flops > 2e8 ? 3 : 7;
+  double tg = 1e300, tb = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    tg = std::min(tg, time_ms(gen));
+    tb = std::min(tb, time_ms(blas));
+  }
+  const bool wins = tg < tb;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "generated %.4f ms (%.1f GFLOP/s) vs OpenBLAS %.4f ms (%.1f GFLOP/s)",
+                tg, flops / tg * 1e-6, tb, flops / tb * 1e-6);
+  *why = buf;
+  metrics_impl::add(wins ? "CodegenMatmulChosen" : "CodegenMatmulDeclined");
+  if (debug())
+    std::fprintf(stderr, "lazytensor: matmul %ldx%ldx%ld on this host: %s -> %s\n", long(m),
+                 long(n), long(k), buf, wins ? "generated kernel" : "OpenBLAS");
+  return wins;
+}
+
+}  // namespace lt::backend
