@@ -137,6 +137,18 @@ bool may_fail(const ir::Graph& g) {
   return false;
 }
 
+// The graph's input buffers and run-time parameters (no donation).
+backend::RunArgs run_inputs(const ir::Graph& g) {
+  backend::RunArgs args;
+  for (ir::Node* d : g.data) args.data.push_back(d->data);
+  for (ir::Node* p : g.params) {
+    Tensor s = make_eager({}, p->meta.dtype);
+    fill_kernel(s, p->param_f, p->param_i);
+    args.params.push_back(s);
+  }
+  return args;
+}
+
 // A run failed (no input was donated, so every input is intact). Each requested tensor is
 // computed again on its own by the reference interpreter: those that do not depend on the
 // failing step get their values, the others are marked failed with the error.
@@ -145,14 +157,7 @@ void recover(const std::vector<Alias*>& aliases) {
   for (Alias* a : aliases) {
     try {
       ir::Graph g = ir::build_graph({a->value});
-      backend::RunArgs args;
-      for (ir::Node* d : g.data) args.data.push_back(d->data);
-      for (ir::Node* p : g.params) {
-        Tensor s = make_eager({}, p->meta.dtype);
-        fill_kernel(s, p->param_f, p->param_i);
-        args.params.push_back(s);
-      }
-      std::vector<Tensor> out = interp->compile(g)->run(args);
+      std::vector<Tensor> out = interp->compile(g)->run(run_inputs(g));
       a->value = ir::make_data(out[0]);
       a->generation++;
     } catch (const Error& e) {
@@ -207,13 +212,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
     cache().insert(CacheEntry{key, exe, std::move(sig)});
   }
   save_ir(g);
-  backend::RunArgs args;
-  for (ir::Node* d : g.data) args.data.push_back(d->data);
-  for (ir::Node* p : g.params) {
-    Tensor s = make_eager({}, p->meta.dtype);
-    fill_kernel(s, p->param_f, p->param_i);
-    args.params.push_back(s);
-  }
+  backend::RunArgs args = run_inputs(g);
   if (barrier && !exe->may_fail) {
     // The paper's two conditions: this is the barrier (the outputs are final) and every live
     // tensor is in the graph, so an input buffer nobody else holds may be overwritten.
