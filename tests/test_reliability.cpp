@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <lt/lt.h>
 
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -239,6 +241,27 @@ TEST(Reliability, AlphaDoesNotChangeTheResultType) {
     expect_error([&] { (void)i32.add(i32, 0.5); }, {"add", "alpha", "int32"});
     expect_error([&] { (void)i32.add(i32, true); }, {"add", "alpha"});
   }
+}
+
+// ---- integer negation wraps (UBSan found -INT_MIN in the eager kernel, via a float -> int32
+// conversion of -inf in the fuzzer's to() actions)
+
+TEST(Reliability, IntegerNegAndAbsOfTheMinimumWrap) {
+  const int32_t lo32 = std::numeric_limits<int32_t>::min();
+  const int64_t lo64 = std::numeric_limits<int64_t>::min();
+  for_each_backend([&](const std::string&) {
+    for (lt::Device dev : {kCpu, kLazy}) {
+      SCOPED_TRACE(dev.str());
+      Tensor a = lt::tensor(std::vector<int32_t>{lo32, -5, 7}, {3}).to(dev);
+      Tensor b = lt::tensor(std::vector<int64_t>{lo64, 3}, {2}).to(dev);
+      EXPECT_EQ((-a).to_vector<int32_t>(), (std::vector<int32_t>{lo32, 5, -7}));
+      EXPECT_EQ(a.abs().to_vector<int32_t>(), (std::vector<int32_t>{lo32, 5, 7}));
+      EXPECT_EQ((-b).to_vector<int64_t>(), (std::vector<int64_t>{lo64, -3}));
+      EXPECT_EQ(b.abs().to_vector<int64_t>(), (std::vector<int64_t>{lo64, 3}));
+      Tensor c = lt::tensor(std::vector<float>{-INFINITY, 2.5f}, {2}).to(dev).to(lt::kInt32);
+      EXPECT_EQ((-c).to_vector<int32_t>()[1], -2);
+    }
+  });
 }
 
 // ---- a training step whose input is corrupted, then more training

@@ -98,6 +98,16 @@ T ipow(T base, T e) {
   }
 }
 
+// -v with two's-complement wrap-around for integers (-INT_MIN == INT_MIN, as PyTorch and the
+// compiled code give), without the signed overflow that is undefined behaviour in C++.
+template <typename T>
+T wrapping_neg(T v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(v));
+  else
+    return static_cast<T>(-v);
+}
+
 template <typename T>
 void unary_typed(OpKind op, const Tensor& x, const Tensor& out) {
   using K = OpKind;
@@ -126,13 +136,13 @@ void unary_typed(OpKind op, const Tensor& x, const Tensor& out) {
     switch (op) {
       case K::Floor: case K::Ceil: case K::Round:
         return unary_loop<T, T>(out, x, [](T v) { return v; });
-      case K::Abs:
-        return unary_loop<T, T>(out, x, [](T v) { return v < T(0) ? T(-v) : v; });
+      case K::Abs:  // two's complement, as PyTorch: abs(INT_MIN) is INT_MIN, not UB
+        return unary_loop<T, T>(out, x, [](T v) { return v < T(0) ? wrapping_neg(v) : v; });
       default: break;
     }
   }
   switch (op) {
-    case K::Neg: return unary_loop<T, T>(out, x, [](T v) { return static_cast<T>(-v); });
+    case K::Neg: return unary_loop<T, T>(out, x, [](T v) { return wrapping_neg(v); });
     case K::Relu: return unary_loop<T, T>(out, x, [](T v) { return v < T(0) ? T(0) : v; });
     case K::Sign:
       return unary_loop<T, T>(out, x, [](T v) { return static_cast<T>((T(0) < v) - (v < T(0))); });
