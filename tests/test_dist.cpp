@@ -6,8 +6,12 @@
 // thread pool exists to be lost in the fork); the parent only waits, with a deadline after which
 // it kills the ranks and fails, so a hang is reported as such. A rank reports failure through
 // its exit status and stderr.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -16,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -24,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "dist/tcp_store.h"
 #include "lt/lt.h"
 
 namespace fs = std::filesystem;
@@ -386,6 +392,423 @@ void dead_peer_is_an_error(int64_t n) {
 
 TEST(Dist, DeadPeerIsAnErrorNotAHang) { dead_peer_is_an_error(1000); }
 TEST(Dist, DeadPeerIsAnErrorNotAHangInTheRing) { dead_peer_is_an_error(100000); }
+
+// ------------------------------------------------------------------ the rendezvous store
+
+// The TCP store against clients that misbehave: a real server on 127.0.0.1 (port 0: the kernel
+// picks a free one, no race with other tests), raw sockets playing the hostile client, and
+// well-behaved TcpStore clients that must keep being served promptly.
+namespace store = lt::dist::detail;
+using ms = std::chrono::milliseconds;
+
+constexpr const char* kToken = "5f0c8e1d2a7b49c3a1e6d0f2b8c4e9a7";
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string wire_u32(uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); }
+std::string wire_str(const std::string& s) { return wire_u32(static_cast<uint32_t>(s.size())) + s; }
+std::string hello(const std::string& token) { return "H" + wire_str(token); }
+std::string set_request(const std::string& k, const std::string& v) {
+  return "S" + wire_str(k) + wire_str(v);
+}
+std::string get_request(const std::string& k) { return "G" + wire_str(k); }
+
+// Reads exactly n bytes from fd before `deadline`; false on EOF, error or timeout.
+bool read_exact(int fd, char* p, size_t n, Clock::time_point deadline) {
+  while (n > 0) {
+    const auto left = std::chrono::duration_cast<ms>(deadline - Clock::now()).count();
+    pollfd pfd{fd, POLLIN, 0};
+    if (left <= 0 || ::poll(&pfd, 1, static_cast<int>(left)) <= 0) return false;
+    ssize_t r = ::recv(fd, p, n, 0);
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// A raw loopback TCP connection, for sending the server whatever bytes a test wants.
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    connected_ = fd_ >= 0 && ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  }
+  ~RawClient() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+  bool connected() const { return connected_; }
+  bool send(const std::string& bytes) {
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+  // Sends the right token and reads the server's one-byte acknowledgement.
+  bool authenticate(const std::string& token = kToken) {
+    char ack = 0;
+    return send(hello(token)) && read_exact(fd_, &ack, 1, Clock::now() + ms(2000)) && ack == 1;
+  }
+  // True when the server closes (EOF or reset) within `wait`; what it sent first goes to *got.
+  bool closed_within(ms wait, std::string* got = nullptr) {
+    const auto deadline = Clock::now() + wait;
+    char buf[64 * 1024];
+    for (;;) {
+      const auto left = std::chrono::duration_cast<ms>(deadline - Clock::now()).count();
+      pollfd pfd{fd_, POLLIN, 0};
+      if (left <= 0 || ::poll(&pfd, 1, static_cast<int>(left)) <= 0) return false;
+      ssize_t r = ::recv(fd_, buf, sizeof buf, 0);
+      if (r <= 0) return true;
+      if (got) got->append(buf, static_cast<size_t>(r));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+std::unique_ptr<store::TcpStoreServer> serve(store::StoreLimits limits = {},
+                                             const std::string& token = kToken) {
+  return std::make_unique<store::TcpStoreServer>("127.0.0.1", 0, token, limits);
+}
+
+std::unique_ptr<store::TcpStore> connect_client(const store::TcpStoreServer& s,
+                                                const std::string& token = kToken,
+                                                ms timeout = ms(3000)) {
+  return std::make_unique<store::TcpStore>("127.0.0.1", s.port(), timeout, token);
+}
+
+std::vector<char> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+std::string text(const std::vector<char>& v) { return {v.begin(), v.end()}; }
+
+// A well-behaved client's round trips on its own connection, timed.
+double timed_round_trips(store::TcpStore& c, int n, const std::string& tag) {
+  const auto t0 = Clock::now();
+  for (int i = 0; i < n; ++i) {
+    const std::string k = tag + std::to_string(i);
+    c.set(k, bytes("v" + k));
+    EXPECT_EQ(text(c.get(k)), "v" + k);
+  }
+  return since(t0);
+}
+
+long resident_mib() {
+  std::ifstream in("/proc/self/statm");
+  long size = 0, resident = 0;
+  in >> size >> resident;
+  return resident * ::sysconf(_SC_PAGESIZE) / (1024 * 1024);
+}
+
+TEST(DistStore, CorrectTokenServesSetGetWaitAdd) {
+  auto server = serve();
+  auto c = connect_client(*server);
+  c->set("a", bytes("1"));
+  EXPECT_EQ(text(c->get("a")), "1");
+  c->set("a", bytes("22"));  // overwrite
+  EXPECT_EQ(text(c->get("a")), "22");
+  c->wait({"a"}, ms(500));
+  EXPECT_THROW(c->wait({"a", "missing"}, ms(100)), lt::Error);
+  EXPECT_EQ(c->add("n", 5), 5);
+  EXPECT_EQ(connect_client(*server)->add("n", -2), 3);  // a second connection sees the same store
+  c->set("empty", {});
+  EXPECT_TRUE(c->get("empty").empty());
+
+  auto open = serve({}, "");  // LT_DIST_TOKEN unset on both sides: still works
+  auto oc = connect_client(*open, "");
+  oc->set("k", bytes("v"));
+  EXPECT_EQ(text(oc->get("k")), "v");
+}
+
+TEST(DistStore, WrongTokenFailsNamingTheVariableAndIsNotServed) {
+  auto server = serve();
+  for (const std::string& bad : {std::string("not-the-token"), std::string()}) {
+    const auto t0 = Clock::now();
+    try {
+      store::TcpStore c("127.0.0.1", server->port(), ms(3000), bad);
+      ADD_FAILURE() << "a client with token '" << bad << "' was accepted";
+    } catch (const lt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("LT_DIST_TOKEN"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(since(t0), 2.0) << "the refusal must come at once, not after the timeout";
+  }
+  // A raw client pipelining requests behind a wrong token gets no byte back, and sets nothing.
+  RawClient raw(server->port());
+  ASSERT_TRUE(raw.connected());
+  raw.send(hello("wrong") + set_request("stolen", "x") + get_request("stolen"));
+  std::string got;
+  EXPECT_TRUE(raw.closed_within(ms(2000), &got));
+  EXPECT_TRUE(got.empty()) << got.size() << " bytes answered to a wrong token";
+  // Skipping the handshake is the same as a wrong token.
+  RawClient skip(server->port());
+  skip.send(set_request("stolen", "x"));
+  got.clear();
+  EXPECT_TRUE(skip.closed_within(ms(2000), &got));
+  EXPECT_TRUE(got.empty());
+  EXPECT_THROW(connect_client(*server)->wait({"stolen"}, ms(200)), lt::Error);  // never stored
+}
+
+TEST(DistStore, GarbageClosesOnlyThatConnection) {
+  auto server = serve();
+  auto good = connect_client(*server);  // connected first: must survive what follows
+  good->set("a", bytes("1"));
+  RawClient unauth(server->port());
+  unauth.send("\xff\x00garbage that is not a handshake");
+  EXPECT_TRUE(unauth.closed_within(ms(2000)));
+  RawClient authed(server->port());
+  ASSERT_TRUE(authed.authenticate());
+  authed.send("Zjunk");  // an unknown op after a good handshake
+  EXPECT_TRUE(authed.closed_within(ms(2000)));
+  RawClient twice(server->port());
+  ASSERT_TRUE(twice.authenticate());
+  twice.send(hello(kToken));  // a second handshake is not a request
+  EXPECT_TRUE(twice.closed_within(ms(2000)));
+  EXPECT_EQ(text(good->get("a")), "1");
+  EXPECT_LT(timed_round_trips(*good, 10, "g"), 3.0);
+}
+
+TEST(DistStore, HugeAnnouncedLengthsAreRefusedWithoutAllocating) {
+  auto server = serve();
+  const long before = resident_mib();
+  const std::vector<std::pair<bool, std::string>> attacks = {
+      {false, "H" + wire_u32(0xffffffffu)},                 // a 4 GiB token
+      {true, "S" + wire_u32(0xffffffffu)},                  // a 4 GiB key
+      {true, "S" + wire_str("k") + wire_u32(0xffffffffu)},  // a 4 GiB value
+      {true, "S" + wire_str("k") + wire_u32(store::kMaxValueBytes + 1)},
+      {true, "G" + wire_u32(store::kMaxKeyBytes + 1)},
+      {true, "C" + wire_u32(0xffffffffu)},  // 4 billion keys to check
+  };
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    RawClient raw(server->port());
+    ASSERT_TRUE(raw.connected());
+    if (attacks[i].first) ASSERT_TRUE(raw.authenticate());
+    const auto t0 = Clock::now();
+    raw.send(attacks[i].second);
+    // Closed on the length alone: the server does not wait for the announced bytes.
+    EXPECT_TRUE(raw.closed_within(ms(2000))) << "attack " << i;
+    EXPECT_LT(since(t0), 1.0) << "attack " << i;
+  }
+  EXPECT_LT(resident_mib() - before, 256) << "the server allocated for an announced length";
+  auto good = connect_client(*server);
+  EXPECT_LT(timed_round_trips(*good, 10, "h"), 3.0);
+}
+
+TEST(DistStore, StalledHalfRequestDoesNotDelayOthers) {
+  auto server = serve();  // the default 5 s deadlines: the stalled clients outlive this test
+  RawClient half(server->port());
+  ASSERT_TRUE(half.authenticate());
+  half.send("S" + wire_u32(10) + "abc");  // 3 of 10 key bytes, then nothing
+  RawClient half_hello(server->port());
+  half_hello.send("H" + wire_u32(32) + "0123");
+  RawClient silent(server->port());  // connects and never speaks
+  ASSERT_TRUE(half.connected() && half_hello.connected() && silent.connected());
+  auto good = connect_client(*server);
+  EXPECT_LT(timed_round_trips(*good, 50, "s"), 3.0);
+  EXPECT_FALSE(half.closed_within(ms(10)));  // still there: the others were never waiting on it
+}
+
+TEST(DistStore, StalledConnectionsAreDroppedAfterTheirDeadline) {
+  store::StoreLimits lim;
+  lim.handshake_timeout = ms(300);
+  lim.io_timeout = ms(300);
+  auto server = serve(lim);
+  auto idle = connect_client(*server);  // authenticated and idle: must not be dropped
+  RawClient half(server->port());
+  ASSERT_TRUE(half.authenticate());
+  const auto t0 = Clock::now();
+  half.send("S" + wire_u32(10) + "abc");
+  RawClient silent(server->port());
+  EXPECT_TRUE(half.closed_within(ms(3000)));
+  EXPECT_GE(since(t0), 0.25);  // by the deadline, not at once: a partial request is legal
+  EXPECT_TRUE(silent.closed_within(ms(3000)));
+  EXPECT_LT(timed_round_trips(*idle, 5, "i"), 3.0);
+}
+
+TEST(DistStore, ClientThatNeverReadsDoesNotBlockTheServer) {
+  store::StoreLimits lim;
+  lim.io_timeout = ms(500);
+  auto server = serve(lim);
+  auto good = connect_client(*server);
+  const size_t big = 8 << 20;
+  good->set("big", std::vector<char>(big, 'x'));
+  RawClient greedy(server->port());
+  ASSERT_TRUE(greedy.authenticate());
+  std::string requests;
+  for (int i = 0; i < 32; ++i) requests += get_request("big");
+  greedy.send(requests);  // 256 MiB of replies asked for, none read
+  EXPECT_LT(timed_round_trips(*good, 20, "r"), 3.0);
+  std::this_thread::sleep_for(ms(1500));  // past the write deadline
+  std::string got;
+  EXPECT_TRUE(greedy.closed_within(ms(5000), &got));
+  EXPECT_LT(got.size(), 32 * (big + 5)) << "the stalled reader was never dropped";
+}
+
+TEST(DistStore, CapsCloseTheConnectionButTheServerKeepsServing) {
+  store::StoreLimits lim;
+  lim.max_keys = 3;
+  lim.max_store_bytes = 10000;
+  auto server = serve(lim);
+  auto a = connect_client(*server);
+  for (const char* k : {"k1", "k2", "k3"}) a->set(k, bytes("v"));
+  EXPECT_THROW(a->set("k4", bytes("v")), lt::Error);  // a fourth key
+  EXPECT_THROW(a->get("k1"), lt::Error);              // that connection is gone
+  auto b = connect_client(*server);
+  EXPECT_EQ(text(b->get("k1")), "v");
+  b->set("k1", bytes("overwrite"));  // not a new key: allowed
+  EXPECT_THROW(b->add("k5", 1), lt::Error);
+  auto c = connect_client(*server);
+  EXPECT_THROW(c->set("k2", std::vector<char>(20000, 'x')), lt::Error);  // over the byte cap
+  auto d = connect_client(*server);
+  EXPECT_EQ(text(d->get("k2")), "v");  // unchanged
+  EXPECT_EQ(text(d->get("k1")), "overwrite");
+  // The client refuses oversize keys and values itself, keeping its connection.
+  try {
+    d->set(std::string(store::kMaxKeyBytes + 1, 'k'), bytes("v"));
+    ADD_FAILURE() << "an oversize key was sent";
+  } catch (const lt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cap"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(d->set("k", std::vector<char>(store::kMaxValueBytes + 1)), lt::Error);
+  EXPECT_EQ(text(d->get("k3")), "v");
+}
+
+// A fake server that completes the handshake and a wait, then announces a 4 GiB value.
+TEST(DistStore, ClientRejectsAnOversizeReply) {
+  int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(lfd, 1), 0);
+  ASSERT_EQ(::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const std::string key = "k";
+  std::thread fake([&] {
+    const auto deadline = Clock::now() + ms(5000);
+    pollfd p{lfd, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) return;
+    int fd = ::accept(lfd, nullptr, nullptr);
+    std::string buf(64, '\0');
+    const std::string replies[] = {"\x01", "\x01", "\x01" + wire_u32(0xfffffff0u)};
+    const size_t sizes[] = {hello(kToken).size(), 1 + 4 + wire_str(key).size(),
+                            get_request(key).size()};
+    for (int i = 0; i < 3; ++i) {
+      if (!read_exact(fd, buf.data(), sizes[i], deadline)) break;
+      ::send(fd, replies[i].data(), replies[i].size(), MSG_NOSIGNAL);
+    }
+    char c;
+    read_exact(fd, &c, 1, deadline);  // until the client hangs up
+    ::close(fd);
+  });
+  const long before = resident_mib();
+  try {
+    store::TcpStore c("127.0.0.1", ntohs(a.sin_port), ms(3000), kToken);
+    c.get(key);
+    ADD_FAILURE() << "a 4 GiB reply was accepted";
+  } catch (const lt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cap"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(resident_mib() - before, 256);
+  fake.join();
+  ::close(lfd);
+}
+
+// A non-loopback IPv4 address of an up interface of this host; "" when there is none.
+std::string non_loopback_address() {
+  ifaddrs* ifs = nullptr;
+  if (::getifaddrs(&ifs) != 0) return "";
+  std::string out;
+  for (ifaddrs* i = ifs; i && out.empty(); i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+        (i->ifa_flags & IFF_LOOPBACK))
+      continue;
+    char buf[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof buf);
+    out = buf;
+  }
+  ::freeifaddrs(ifs);
+  return out;
+}
+
+TEST(DistStore, BindsLoopbackForALocalMasterAddr) {
+  EXPECT_EQ(store::store_bind_address("127.0.0.1"), "127.0.0.1");
+  EXPECT_EQ(store::store_bind_address("127.0.0.5"), "127.0.0.5");
+  const std::string lh = store::store_bind_address("localhost");
+  EXPECT_TRUE(lh.rfind("127.", 0) == 0 || lh == "::1") << lh;
+  EXPECT_EQ(store::store_bind_address("192.0.2.1"), "0.0.0.0");  // TEST-NET-1: not this host
+
+  store::TcpStoreServer server(store::store_bind_address("127.0.0.1"), 0, kToken);
+  EXPECT_EQ(server.address(), "127.0.0.1");  // getsockname of the listening socket
+  const std::string other = non_loopback_address();
+  if (other.empty()) {
+    std::printf("(no non-loopback IPv4 address on this host: reachability part skipped)\n");
+    return;
+  }
+  EXPECT_EQ(store::store_bind_address(other), other);
+  // The loopback-bound store is not reachable through the host's other address.
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(server.port()));
+  ::inet_pton(AF_INET, other.c_str(), &a.sin_addr);
+  EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << other;
+  ::close(fd);
+}
+
+// The local address (hex, as /proc/net/tcp writes it) of the socket listening on `port`.
+std::string listening_address(int port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  char want[8];
+  std::snprintf(want, sizeof want, ":%04X", port);
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string sl, local, remote, state;
+    f >> sl >> local >> remote >> state;
+    if (state == "0A" && local.size() > 5 && local.substr(local.size() - 5) == want)
+      return local.substr(0, local.size() - 5);
+  }
+  return "";
+}
+
+TEST(Dist, ProcessGroupServesTheStoreOnLoopbackWithAToken) {
+  const int port = lt::dist::free_port();
+  expect_all_ok(run_ranks(2, [&](int r) {
+    setenv("LT_DIST_TOKEN", kToken, 1);
+    dist::ProcessGroupGuard pg(options(r, 2, port));
+    if (r == 0) {
+      const std::string a = listening_address(port);
+      RANK_CHECK(a == "0100007F", "the store listens on " << (a.empty() ? "?" : a));
+    }
+    dist::barrier();
+    return 0;
+  }));
+}
+
+TEST(Dist, MismatchedTokensFailTheRendezvous) {
+  const int port = lt::dist::free_port();
+  expect_all_ok(run_ranks(2, [&](int r) {
+    setenv("LT_DIST_TOKEN", r == 0 ? kToken : "another-token", 1);
+    const auto t0 = Clock::now();
+    try {
+      dist::init_process_group(options(r, 2, port, /*timeout_s=*/2));
+    } catch (const dist::DistError& e) {
+      const std::string m = e.what();
+      // Rank 1 is refused at once; rank 0 waits for it until the timeout.
+      RANK_CHECK(r == 0 || m.find("LT_DIST_TOKEN") != std::string::npos, m);
+      RANK_CHECK(since(t0) < 6, "after " << since(t0) << " s");
+      return 0;
+    }
+    RANK_CHECK(false, "rank " << r << " joined with a mismatched token");
+  }));
+}
 
 // ------------------------------------------------------------------ lt-train --nproc
 

@@ -50,7 +50,8 @@ const char* kUsage =
     "--compare runs the first steps on both devices and prints their speed side by side.\n"
     "--nproc N trains data-parallel in N processes on this machine (each takes batch-size/N of\n"
     "every batch). Across machines, run one lt-train per rank with RANK, WORLD_SIZE, MASTER_ADDR\n"
-    "and MASTER_PORT set (LT_DIST_TIMEOUT: seconds, default 60).\n";
+    "and MASTER_PORT set (LT_DIST_TIMEOUT: seconds, default 60; LT_DIST_TOKEN: a secret shared\n"
+    "by the ranks, which the rendezvous store requires).\n";
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::cerr << "lt-train: " << msg << "\n" << kUsage;
@@ -220,12 +221,32 @@ lt::Tensor train_step(Model& m, lt::optim::Optimizer& opt, const lt::data::Batch
   return loss;
 }
 
+// A fresh secret for this run's ranks (LT_DIST_TOKEN, 256 random bits in hex): only processes
+// that inherit it can use the rendezvous store. "" when /dev/urandom cannot be read.
+std::string random_token() {
+  unsigned char bytes[32];
+  std::ifstream in("/dev/urandom", std::ios::binary);
+  if (!in.read(reinterpret_cast<char*>(bytes), sizeof bytes)) return "";
+  static const char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (unsigned char b : bytes) {
+    token += kHex[b >> 4];
+    token += kHex[b & 15];
+  }
+  return token;
+}
+
 // --nproc N: runs this program N times as ranks 0..N-1 and waits for them. When one fails, the
 // others are stopped (they would otherwise wait for it until LT_DIST_TIMEOUT).
 int launch(const Args& a, char** argv) {
   const int port = lt::dist::free_port();
   if (port < 0) {
     std::cerr << "lt-train: no free TCP port for the rendezvous\n";
+    return 1;
+  }
+  const std::string token = random_token();
+  if (token.empty()) {
+    std::cerr << "lt-train: cannot read /dev/urandom for the rendezvous token\n";
     return 1;
   }
   std::fflush(nullptr);
@@ -243,6 +264,7 @@ int launch(const Args& a, char** argv) {
       setenv("WORLD_SIZE", std::to_string(a.nproc).c_str(), 1);
       setenv("MASTER_ADDR", "127.0.0.1", 1);
       setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+      setenv("LT_DIST_TOKEN", token.c_str(), 1);
       execv("/proc/self/exe", argv);
       std::perror("lt-train: exec");
       _exit(127);

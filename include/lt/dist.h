@@ -8,6 +8,9 @@
 //   LT_DIST_STORE=<dir>         instead of MASTER_*: a gloo FileStore in a fresh directory
 //                               (shared file system; each init needs an empty directory)
 //   LT_DIST_TIMEOUT=<seconds>   rendezvous and per-collective timeout (default 60)
+//   LT_DIST_TOKEN=<secret>      shared by every rank: the store serves only connections that
+//                               present it (lt-train --nproc generates one; set it yourself
+//                               for multi-host runs, else anyone reaching the port is served)
 //   LT_DIST_IFNAME=<iface>      network interface for the data connections (also honours
 //                               GLOO_SOCKET_IFNAME); default: the local address that routes
 //                               to MASTER_ADDR

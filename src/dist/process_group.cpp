@@ -329,8 +329,12 @@ void init_process_group(const InitOptions& opt) {
         // init_process_group needs a fresh directory.
         pg->store = std::make_unique<gloo::rendezvous::FileStore>(path);
       } else {
-        if (pg->rank == 0) pg->server = std::make_unique<detail::TcpStoreServer>(port);
-        pg->store = std::make_unique<detail::TcpStore>(addr, port, pg->timeout);
+        // Empty when unset, on every rank alike: manual launches keep working unauthenticated.
+        const std::string token = env_str("LT_DIST_TOKEN");
+        if (pg->rank == 0)
+          pg->server = std::make_unique<detail::TcpStoreServer>(detail::store_bind_address(addr),
+                                                                port, token);
+        pg->store = std::make_unique<detail::TcpStore>(addr, port, pg->timeout, token);
       }
       // The key prefix must be the same on every rank whatever each process did before (an
       // earlier group in one process but not in another), so it is fixed; the TCP store is
