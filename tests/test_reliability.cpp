@@ -55,12 +55,19 @@ Tensor bias_update(lt::Device dev, int product, int view_kind, int op) {
   Tensor b = f32({2.5, -3.25}, {2}).to(dev);
   Tensor y;
   switch (product) {
-    case 0: y = lt::matmul(x1, w.t()) + b; break;  // vector @ matrix
-    case 1: y = lt::matmul(w, x1) + b; break;      // matrix @ vector
-    default: y = lt::nn::functional::linear(x1, w, b); break;
+    case 0:
+      y = lt::matmul(x1, w.t()) + b;
+      break;  // vector @ matrix
+    case 1:
+      y = lt::matmul(w, x1) + b;
+      break;  // matrix @ vector
+    default:
+      y = lt::nn::functional::linear(x1, w, b);
+      break;
   }
-  Tensor v = view_kind == 0 ? b.view({2}) : view_kind == 1 ? b.unsqueeze(0).squeeze(0)
-                                                           : b.reshape({1, 2}).view({2});
+  Tensor v = view_kind == 0   ? b.view({2})
+             : view_kind == 1 ? b.unsqueeze(0).squeeze(0)
+                              : b.reshape({1, 2}).view({2});
   if (op == 0) v.sub_(y);
   if (op == 1) v.div_(y);
   if (op == 2) v.mul_(y).add_(1);
@@ -138,12 +145,21 @@ TEST(Reliability, KnownIndicesAreCheckedAtTheCall) {
     SCOPED_TRACE(dev.str());
     Tensor x = lt::arange(6, lt::kFloat32).reshape({2, 3}).to(dev);
     // Data moved to the device (and views of it) is checked where the op is called.
-    expect_error([&] { (void)x.index_select(0, i64({0, 5}, {2}).to(dev)); },
-                 {"index_select", "index 5", "out of bounds", "size 2"});
-    expect_error([&] { (void)x.gather(1, i64({0, 3}, {2, 1}).to(dev).view({1, 2})); },
-                 {"gather", "index 3"});
-    expect_error([&] { (void)x.scatter_add(1, i64({4}, {1, 1}).to(dev), lt::ones({1, 1}).to(dev)); },
-                 {"scatter_add", "index 4"});
+    expect_error(
+        [&] {
+          (void)x.index_select(0, i64({0, 5}, {2}).to(dev));
+        },
+        {"index_select", "index 5", "out of bounds", "size 2"});
+    expect_error(
+        [&] {
+          (void)x.gather(1, i64({0, 3}, {2, 1}).to(dev).view({1, 2}));
+        },
+        {"gather", "index 3"});
+    expect_error(
+        [&] {
+          (void)x.scatter_add(1, i64({4}, {1, 1}).to(dev), lt::ones({1, 1}).to(dev));
+        },
+        {"scatter_add", "index 4"});
     // Nothing was recorded: the next barrier has nothing to fail on.
     EXPECT_NO_THROW(lt::mark_step());
     EXPECT_EQ(x.sum().item<float>(), 15.0f);
@@ -160,10 +176,16 @@ TEST(Reliability, NegativeIndicesAreOutOfRange) {
     expect_error([&] { (void)x.index_select(0, m1); }, {"index_select", "index -1"});
     expect_error([&] { (void)x.gather(1, m1.view({1, 1})); }, {"gather", "index -1"});
     expect_error([&] { (void)lt::embedding(m1, x); }, {"embedding", "index -1"});
-    expect_error([&] { (void)lt::cross_entropy(x, i64({0, -1}, {2}).to(dev)); },
-                 {"cross_entropy", "index -1"});
-    expect_error([&] { (void)lt::nll_loss(x, i64({-1, 0}, {2}).to(dev)); },
-                 {"nll_loss", "index -1"});
+    expect_error(
+        [&] {
+          (void)lt::cross_entropy(x, i64({0, -1}, {2}).to(dev));
+        },
+        {"cross_entropy", "index -1"});
+    expect_error(
+        [&] {
+          (void)lt::nll_loss(x, i64({-1, 0}, {2}).to(dev));
+        },
+        {"nll_loss", "index -1"});
     lt::nn::Embedding emb(4, 2);
     emb->to(dev);
     expect_error([&] { (void)emb->forward(i64({1, 4}, {2}).to(dev)); }, {"embedding", "index 4"});
@@ -186,8 +208,11 @@ TEST(Reliability, OtherBadValuesAreRefused) {
     expect_error([&] { (void)ints.pow(i64({1, -2}, {2}).to(dev) + 0); }, {"pow", "-2"});
     EXPECT_EQ(ints.pow(2).to_vector<int64_t>(), (std::vector<int64_t>{4, 9}));
     EXPECT_EQ(ints.pow(-1.0).dtype(), lt::kFloat32);  // a float exponent is fine
-    expect_error([&] { (void)lt::cross_entropy(i64({1, 2, 3, 4}, {2, 2}).to(dev), i64({0, 1}, {2}).to(dev)); },
-                 {"cross_entropy", "int64"});
+    expect_error(
+        [&] {
+          (void)lt::cross_entropy(i64({1, 2, 3, 4}, {2, 2}).to(dev), i64({0, 1}, {2}).to(dev));
+        },
+        {"cross_entropy", "int64"});
     expect_error([&] { (void)lt::bernoulli(lt::ones({3}).to(dev), -0.5); }, {"bernoulli", "-0.5"});
     expect_error([&] { (void)lt::bernoulli(lt::ones({3}).to(dev), 1.5); }, {"bernoulli"});
     EXPECT_NO_THROW(lt::mark_step());
@@ -203,8 +228,11 @@ TEST(Reliability, ErrorsNameTheUsersOp) {
     expect_error([&] { (void)lt::mse_loss(a, b); }, {"mse_loss", "[2, 3]", "[4]"});
     expect_error([&] { (void)lt::max(a, 5); }, {"max", "5"});
     expect_error([&] { (void)lt::embedding(i64({9}, {1}).to(dev), a); }, {"embedding", "index 9"});
-    expect_error([&] { (void)lt::cross_entropy(a, i64({0, 7}, {2}).to(dev)); },
-                 {"cross_entropy", "index 7"});
+    expect_error(
+        [&] {
+          (void)lt::cross_entropy(a, i64({0, 7}, {2}).to(dev));
+        },
+        {"cross_entropy", "index 7"});
     expect_error([&] { (void)lt::nll_loss(a, i64({0, 7}, {2}).to(dev)); }, {"nll_loss", "index 7"});
     Tensor leaf = lt::ones({2}).to(dev).requires_grad_();
     expect_error([&] { leaf.sub_(1); }, {"sub_", "leaf"});

@@ -2,8 +2,6 @@
 // kernel's register tile was tuned on an AVX-512 host, and on an AVX2-only host (16 vector
 // registers) it spills and runs at a third of OpenBLAS's speed. So each shape is timed once per
 // process, both ways, on the host that runs it, and the faster one is kept. Plain C++.
-#include "backend/mlir/matmul_codegen.h"
-
 #include <cblas.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/mlir/matmul_codegen.h"
 #include "core/metrics.h"
 
 namespace lt::backend {
@@ -51,15 +50,16 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.25f - 0.5f;
   auto gen = [&] { kernel.run(a.data(), b.data(), c.data()); };
   auto blas = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
-                static_cast<int>(n), static_cast<int>(k), 1.0f, a.data(), static_cast<int>(k),
-                b.data(), static_cast<int>(n), 0.0f, c.data(), static_cast<int>(n));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+                static_cast<int>(k), 1.0f, a.data(), static_cast<int>(k), b.data(),
+                static_cast<int>(n), 0.0f, c.data(), static_cast<int>(n));
   };
   // Warm both (page faults, thread pools), then alternate, keeping each one's best time; few
   // repetitions for big products (the measurement is paid once per shape and process).
   gen();
   blas();
-  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const int reps = flops > 4e9 ? 1 : flops > 2e8 ? 3 : 7;
   double tg = 1e300, tb = 1e300;
   for (int r = 0; r < reps; ++r) {
@@ -68,8 +68,9 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
   }
   const bool wins = tg < tb;
   char buf[200];
-  std::snprintf(buf, sizeof buf, "generated %.4f ms (%.1f GFLOP/s) vs OpenBLAS %.4f ms (%.1f GFLOP/s)",
-                tg, flops / tg * 1e-6, tb, flops / tb * 1e-6);
+  std::snprintf(buf, sizeof buf,
+                "generated %.4f ms (%.1f GFLOP/s) vs OpenBLAS %.4f ms (%.1f GFLOP/s)", tg,
+                flops / tg * 1e-6, tb, flops / tb * 1e-6);
   *why = buf;
   metrics_impl::add(wins ? "CodegenMatmulChosen" : "CodegenMatmulDeclined");
   if (debug())
