@@ -162,6 +162,7 @@ void recover(const std::vector<Alias*>& aliases) {
       a->generation++;
     } catch (const Error& e) {
       a->error = std::make_shared<const std::string>(e.what());
+      g_any_failed_run.store(true, std::memory_order_relaxed);
     }
   }
 }
@@ -174,6 +175,8 @@ int64_t max_pending() {
 }
 
 }  // namespace
+
+std::atomic<bool> g_any_failed_run{false};
 
 void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   std::lock_guard<DeviceMutex> lock(device_mutex());
@@ -237,6 +240,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
     } else {  // inputs may be half overwritten: nothing of this graph can be trusted
       auto msg = std::make_shared<const std::string>(e.what());
       for (Alias* a : aliases) a->error = msg;
+      g_any_failed_run.store(true, std::memory_order_relaxed);
     }
     throw;
   }

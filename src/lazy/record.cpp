@@ -129,8 +129,10 @@ void check_known_index(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   if (idx.defined()) check_index_values(op, in[0], a.i[0], idx);
 }
 
-// A tensor whose computation failed at a barrier: using it throws that error again.
+// A tensor whose computation failed at a barrier: using it throws that error again. Recording
+// pays one relaxed load until some barrier has failed (g_any_failed_run, graph_executor.cpp).
 void check_not_failed(ArrayRef<Tensor> in) {
+  if (!g_any_failed_run.load(std::memory_order_relaxed)) return;
   for (const Tensor& t : in) {
     if (!t.defined() || !t.impl()->lazy) continue;
     const Alias& al = *lazy_of(t).alias;

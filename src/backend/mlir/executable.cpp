@@ -162,16 +162,6 @@ class MlirExecutable : public Executable {
     return true;
   }
 
-  // Whether an input of a step other than `i` reads input i's buffer (checked at run time too,
-  // so that no aliasing the static analysis missed can turn a donation into a wrong read).
-  static bool shares_storage(const std::vector<Tensor>& v, const std::vector<int32_t>& in,
-                             int32_t i) {
-    for (size_t j = 0; j < in.size(); ++j)
-      if (static_cast<int32_t>(j) != i && v[in[j]].impl()->storage == v[in[i]].impl()->storage)
-        return true;
-    return false;
-  }
-
   void run_cluster(const Step& s, std::vector<Tensor>& v, const RunArgs& run_args) {
     std::vector<Desc> descs;
     std::vector<Tensor> keep;
@@ -192,8 +182,7 @@ class MlirExecutable : public Executable {
         const Tensor& t = keep[i];
         if (ok == static_cast<int32_t>(k) &&  // d is a data leaf (Cluster::donations)
             static_cast<size_t>(d.slot) < run_args.donate.size() && run_args.donate[d.slot] &&
-            t.impl()->storage == v[s.in[i]].impl()->storage && t.storage_offset() == 0 &&
-            !shares_storage(v, s.in, i)) {
+            t.impl()->storage == v[s.in[i]].impl()->storage && t.storage_offset() == 0) {
           v[o] = t;  // written in place: the input's last reader, element by element
           M::add("DonatedInPlace");
           break;
