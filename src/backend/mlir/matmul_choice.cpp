@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/mlir/matmul_codegen.h"
+#include "backend/mlir/target.h"
 #include "core/metrics.h"
 
 namespace lt::backend {
@@ -73,9 +74,13 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
                 flops / tg * 1e-6, tb, flops / tb * 1e-6);
   *why = buf;
   metrics_impl::add(wins ? "CodegenMatmulChosen" : "CodegenMatmulDeclined");
-  if (debug())
-    std::fprintf(stderr, "lazytensor: matmul %ldx%ldx%ld on this host: %s -> %s\n", long(m),
-                 long(n), long(k), buf, wins ? "generated kernel" : "OpenBLAS");
+  if (debug()) {
+    const CpuTarget& t = host_target();
+    const RegisterTile reg = matmul_register_tile(t);
+    std::fprintf(stderr, "lazytensor: matmul %ldx%ldx%ld on %s, %ldx%ld register tile: %s -> %s\n",
+                 long(m), long(n), long(k), t.summary().c_str(), long(reg.rows), long(reg.cols),
+                 buf, wins ? "generated kernel" : "OpenBLAS");
+  }
   return wins;
 }
 

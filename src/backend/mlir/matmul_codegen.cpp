@@ -1,11 +1,13 @@
 // Matmul by MLIR code generation: a transform-dialect schedule (the recipe measured in
 // ../shared/notes/mlir-22.md) tiles linalg.matmul for threads (scf.forall -> OpenMP), cache
-// blocks and 4x16 register tiles, vectorizes the register tile into outer products (FMAs),
-// and after bufferization hoists the C tile's loads and stores out of the k loop.
+// blocks and register tiles sized from the target (target.h), vectorizes the register tile into
+// outer products (FMAs), and after bufferization hoists the C tile's loads and stores out of the k
+// loop.
 #include "backend/mlir/matmul_codegen.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +21,7 @@
 #include "backend/mlir/disk_cache.h"
 #include "backend/mlir/mlir_runtime.h"
 #include "backend/mlir/parallel_loops.h"
+#include "backend/mlir/target.h"
 #include "core/metrics.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -96,17 +99,19 @@ module attributes {transform.with_named_sequence} {
 }
 )";
 
-// Tile sizes, chosen by a sweep on this machine (bench_lazy matmul_*/mlir_codegen and the shapes
-// of a transformer layer; Zen 5, AVX-512, 2 threads): blocks of C of up to 32x128 per OpenMP
-// iteration, k in steps of up to 128 (a 128x128 block of B stays in L2), 8x32 register tiles:
-// 8 rows of 32 accumulators (the 4x16 tile of ../shared/notes/mlir-22.md ran at half the speed:
-// 160 vs 357 GFLOP/s at 512^3, and 8x64 spilled). Tiles must divide the shape (partial tiles did
+// Block sizes, chosen by a sweep (bench_lazy matmul_*/mlir_codegen and the shapes of a
+// transformer layer; Zen 5, AVX-512, 2 threads): blocks of C of up to 32x128 per OpenMP
+// iteration, k in steps of up to 128 (a 128x128 block of B stays in L2). The register tile
+// comes from the target (matmul_register_tile). bench_lazy matmul_*/mlir_codegen, 2 threads:
+// Zen 5 (AVX-512): 8x32 357 GFLOP/s at 512^3, 4x16 160, 8x64 spilled; Zen 3 (AVX2): 4x16 77,
+// 2x32 73, 8x32 53 (spills), 8x16 49, 4x32 49. Tiles must divide the shape (partial tiles did
 // not vectorize), so each block size is the largest divisor of its dimension up to the cap that
 // is a multiple of the register tile; the k step (the register tile's k is 1) any divisor.
-constexpr int64_t kTileM = 32, kTileN = 128, kTileK = 128, kRegM = 8, kRegN = 32;
+constexpr int64_t kTileM = 32, kTileN = 128, kTileK = 128;
 
 struct Tiles {
   int64_t m = 0, n = 0, k = 0;
+  RegisterTile reg;
 };
 
 int64_t divisor_tile(int64_t size, int64_t cap, int64_t step) {
@@ -116,9 +121,10 @@ int64_t divisor_tile(int64_t size, int64_t cap, int64_t step) {
 }
 
 Tiles tiles_for(int64_t m, int64_t n, int64_t k) {
-  if (m <= 0 || n <= 0 || k <= 0) return {};
-  return {divisor_tile(m, kTileM, kRegM), divisor_tile(n, kTileN, kRegN),
-          divisor_tile(k, kTileK, 1)};
+  const RegisterTile reg = matmul_register_tile(host_target());
+  if (m <= 0 || n <= 0 || k <= 0) return {0, 0, 0, reg};
+  return {divisor_tile(m, std::max(kTileM, reg.rows), reg.rows),
+          divisor_tile(n, std::max(kTileN, reg.cols), reg.cols), divisor_tile(k, kTileK, 1), reg};
 }
 
 std::string schedule_text(const Tiles& t) {
@@ -126,8 +132,8 @@ std::string schedule_text(const Tiles& t) {
   return substitute(kScheduleText, {{"@TM@", str(t.m)},
                                     {"@TN@", str(t.n)},
                                     {"@TK@", str(t.k)},
-                                    {"@RM@", str(kRegM)},
-                                    {"@RN@", str(kRegN)}});
+                                    {"@RM@", str(t.reg.rows)},
+                                    {"@RN@", str(t.reg.cols)}});
 }
 
 const char* kBufferize =
@@ -183,9 +189,10 @@ bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
 CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   CodegenMatmul out;
   if (!codegen_matmul_fits(m, n, k)) {
+    const RegisterTile reg = matmul_register_tile(host_target());
     out.error = "shape " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                ": the schedule needs m % " + std::to_string(kRegM) + " == 0, n % " +
-                std::to_string(kRegN) + " == 0 and k >= 32";
+                ": the schedule needs m % " + std::to_string(reg.rows) + " == 0, n % " +
+                std::to_string(reg.cols) + " == 0 and k >= 32";
     return out;
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -198,12 +205,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     out.error = std::string(stage) + ": " + diag.substr(0, 500);
     return out;
   };
-  auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!tmb) {
-    diag = llvm::toString(tmb.takeError());
-    return fail("target");
-  }
-  tmb->setRelocationModel(llvm::Reloc::PIC_);  // linkable into the disk cache's library
+  llvm::orc::JITTargetMachineBuilder tmb = jit_target_builder();  // PIC: the disk cache links it
   // The disk cache (LT_CACHE_DIR), keyed like the backend's graphs: everything the machine code
   // depends on. A hit skips MLIR and LLVM.
   const std::string dir = disk_cache::dir();
@@ -211,7 +213,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   if (!dir.empty()) {
     const std::string text = payload(m, n, k) + schedule_text(tiles_for(m, n, k)) + kBufferize +
                              kLower + llvm_pipeline_text() + "\nLLVM " + LLVM_VERSION_STRING +
-                             "\ncpu " + tmb->getCPU() + " " + tmb->getFeatures().getString() +
+                             "\ncpu " + tmb.getCPU() + " " + tmb.getFeatures().getString() +
                              "\nlt " + lt_mlir_passes_fingerprint();
     key = cache_key("mm", text);
     if (disk_cache::Library lib = disk_cache::load(dir, key)) {
@@ -246,7 +248,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     PassManager pm(ctx);
     if (failed(parsePassPipeline(kLower, pm)) || failed(pm.run(*module))) return fail("lower");
   }
-  auto tm = tmb->createTargetMachine();
+  auto tm = tmb.createTargetMachine();
   if (!tm) {
     diag = llvm::toString(tm.takeError());
     return fail("target machine");

@@ -30,10 +30,11 @@ MatmulPolicy matmul_policy();
 bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, int64_t k,
                            std::string* why);
 
-// Tiles: blocks of C of up to 32x128 over OpenMP threads, k in steps of up to 128, then 8x32
-// register tiles of outer products (FMAs) over k. The tiles must divide the shape (tiles that do
-// not divide it did not vectorize): m % 8 == 0, n % 32 == 0 and k >= 32 (codegen_matmul_fits);
-// otherwise `error` says so.
+// Tiles: blocks of C of up to 32x128 over OpenMP threads, k in steps of up to 128, then register
+// tiles of outer products (FMAs) over k, sized from the JIT's target (matmul_register_tile in
+// target.h: 8x32 with AVX-512, 4x16 with AVX2). The tiles must divide the shape (tiles that do not
+// divide it did not vectorize): rows and n by the register tile, and k >= 32
+// (codegen_matmul_fits); otherwise `error` says so.
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k);
 CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
 

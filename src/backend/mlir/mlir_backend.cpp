@@ -622,14 +622,9 @@ class MlirBackend : public Backend {
     };
     if (!built || failed(verify(*module))) return fail("lowering");
     dump("before", *module);
-    auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!tmb) {
-      llvm::consumeError(tmb.takeError());
-      return fail("target detection");
-    }
-    // Position-independent code, so the object can also be linked into the disk cache's shared
-    // library (x86-64 addresses RIP-relative either way: no cost in the loops).
-    tmb->setRelocationModel(llvm::Reloc::PIC_);
+    // The host, restricted by LT_CPU_FEATURES; position-independent code, so the object can also
+    // be linked into the disk cache's shared library.
+    llvm::orc::JITTargetMachineBuilder tmb = jit_target_builder();
     // LLVM dominates compile time; LT_LLVM_OPT (0-3, default 2) trades it against code speed.
     static const unsigned opt_level = [] {
       const char* e = std::getenv("LT_LLVM_OPT");
@@ -647,8 +642,8 @@ class MlirBackend : public Backend {
       llvm::raw_string_ostream os(text);
       module->print(os);
       os << "\n" << pipeline << "\n" << llvm_pipeline_text() << "\nopt " << opt_level << "\nLLVM "
-         << LLVM_VERSION_STRING << "\ncpu " << tmb->getCPU() << " "
-         << tmb->getFeatures().getString() << "\nlt " << lt_mlir_passes_fingerprint()
+         << LLVM_VERSION_STRING << "\ncpu " << tmb.getCPU() << " "
+         << tmb.getFeatures().getString() << "\nlt " << lt_mlir_passes_fingerprint()
          << " backend built " << __DATE__ << " " << __TIME__;  // our lowering changes too
       cache_key = backend::cache_key("", text);
       if (disk_cache::Library lib = disk_cache::load(cache_dir, cache_key)) {
@@ -682,7 +677,7 @@ class MlirBackend : public Backend {
         return fail("pass pipeline");
     }
     dump("after", *module);
-    auto tm = tmb->createTargetMachine();
+    auto tm = tmb.createTargetMachine();
     if (!tm) {
       llvm::consumeError(tm.takeError());
       return fail("target machine");

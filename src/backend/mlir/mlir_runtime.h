@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/Diagnostics.h"
@@ -45,6 +46,10 @@ class DiagnosticText {
 // ExecutionEngineOptions::transformer.
 llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm);
 const std::string& llvm_pipeline_text();  // its text, for disk cache keys
+
+// A target machine builder for host_target() (target.h: the host CPU and its features, restricted
+// by LT_CPU_FEATURES), position-independent code. Throws lt::Error for a bad LT_CPU_FEATURES.
+llvm::orc::JITTargetMachineBuilder jit_target_builder();
 
 // `prefix` + a 128-bit hash of `text` in hex: a disk cache key (disk_cache.h).
 std::string cache_key(const std::string& prefix, const std::string& text);
