@@ -3,6 +3,7 @@
 //   mlp_step: MLP 784-256-10, batch 64, cross_entropy, backward, SGD (steps/s);
 //   transformer_step: TransformerEncoderLayer(256, 4 heads, ff 1024), 128 tokens x batch 16,
 //     loss mean(out^2), backward, Adam (steps/s);
+//   GFLOP/s: model FLOPs (3x the forward matmuls) per second, for the report's MFU;
 //   peak_rss_*: how much the resident set grows over setup while training (MB; run each in its
 //     own process, as compare.py does), plus tensor_peak_MB: the peak of live tensor buffers
 //     in steady-state steps (lt::memory), the figure donation lowers.
@@ -14,7 +15,16 @@ namespace {
 
 using ltb::Sys;
 
+// Model FLOPs per training step, for MFU: three times the forward pass's matmul FLOPs (forward,
+// input gradient, weight gradient: the usual convention; elementwise work not counted).
+constexpr double kMlpFlops = 3.0 * 2 * 64 * (784.0 * 256 + 256.0 * 10);
+// Tokens 128 x 16 = 2048, d 256, ff 1024, 4 heads of 64: the q/k/v and output projections, the
+// two feed-forward matmuls, and per head q k^T and attention times v over 128 positions.
+constexpr double kTransformerFlops =
+    3.0 * 2 * 2048 * (256.0 * 768 + 256.0 * 256 + 2 * 256.0 * 1024 + 2 * 128.0 * 256);
+
 struct Mlp {
+  static constexpr double kFlops = kMlpFlops;
   lt::nn::Sequential m{lt::nn::Linear(784, 256), lt::nn::ReLU(), lt::nn::Linear(256, 10)};
   std::unique_ptr<lt::optim::SGD> opt;
   lt::Tensor x, y;
@@ -33,6 +43,7 @@ struct Mlp {
 };
 
 struct Transformer {
+  static constexpr double kFlops = kTransformerFlops;
   lt::nn::TransformerEncoderLayer layer{
       lt::nn::TransformerEncoderLayerOptions(256, 4).dim_feedforward(1024)};
   std::unique_ptr<lt::optim::Adam> opt;
@@ -61,6 +72,7 @@ void train_step(benchmark::State& st, Sys s, int warmup) {
   for (auto _ : st) model.step();
   lt::wait_device_ops();
   ltb::rate_value(st, "steps/s");
+  ltb::set_gflops(st, Model::kFlops);
 }
 
 template <typename Model>

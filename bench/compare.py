@@ -12,6 +12,11 @@ Contract with the C++ side: a benchmark named <workload>/<system>[/...] with
 system in lt_eager, lt_interp, lt_mlir reports its headline in the user counter
 `value`, its unit in the label. Benchmarks whose workload starts with
 peak_rss run one per process. Everything else (e.g. BM_*) is ignored.
+Counters GFLOP/s and GB/s, where a benchmark sets them, are kept too: the table
+states them as a fraction of the host's limits, which bench_machine measures
+once per run (FMA peak and triad bandwidth per thread count) along with the
+machine's description (CPU model, ISA features, the JIT's target, OpenBLAS's
+core and threads), recorded in latest.json's "machine" and the table heading.
 
 Usage: bench/compare.py [--rounds 3] [--threads 2] [--quick] [--skip-torch]
 """
@@ -120,6 +125,64 @@ def machine_info(args, torch_ver):
     }
 
 
+def host_limits(args, env):
+    """bench_machine's description of the host and its limits, {} if it cannot run."""
+    binary = os.path.join(args.build_dir, "bench", "bench_machine")
+    if not os.access(binary, os.X_OK):
+        log("no %s: the machine's limits are not measured" % binary)
+        return {}
+    cmd = [binary, "--benchmark_format=json"]
+    if args.quick:
+        cmd.append("--benchmark_min_time=0.05")
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+        data = json.loads(proc.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError) as e:
+        log("bench_machine failed: %s" % e)
+        return {}
+    ctx = data.get("context", {})
+    out = {k: ctx.get(k) for k in ("cpu_model", "isa", "jit_target", "openblas_core",
+                                   "openblas_threads", "openblas_config", "omp_max_threads",
+                                   "LT_NUM_THREADS", "LT_CPU_FEATURES")}
+    out["fma_peak_gflops"], out["triad_gbps"] = {}, {}
+    for e in data.get("benchmarks", []):
+        name, value = e.get("name", ""), e.get("value")
+        threads = next((p.split(":")[1] for p in name.split("/") if p.startswith("threads:")),
+                       None)
+        if threads is None or value is None:
+            continue
+        field = "fma_peak_gflops" if name.startswith("fma_peak") else "triad_gbps"
+        out[field][threads] = float(value)
+    return out
+
+
+def limit_for(table, threads):
+    """The figure for `threads` threads, else for the most threads measured below it."""
+    if not table:
+        return None
+    if str(threads) in table:
+        return table[str(threads)]
+    below = [int(t) for t in table if int(t) <= int(threads)]
+    return table[str(max(below))] if below else None
+
+
+def of_limit(rec, machine):
+    """'34% FMA' / '61% triad' for a record with GFLOP/s or GB/s, else None."""
+    host = (machine or {}).get("host") or {}
+    threads = (machine or {}).get("threads") or 1
+    if not rec:
+        return None
+    if rec.get("gflops") is not None:
+        peak = limit_for(host.get("fma_peak_gflops"), threads)
+        if peak:
+            return "%.0f%% FMA" % (100 * rec["gflops"] / peak)
+    if rec.get("gbps") is not None:
+        bw = limit_for(host.get("triad_gbps"), threads)
+        if bw:
+            return "%.0f%% triad" % (100 * rec["gbps"] / bw)
+    return None
+
+
 # ---------------------------------------------------- lazytensor binaries
 
 def find_lt_binaries(build_dir):
@@ -127,7 +190,7 @@ def find_lt_binaries(build_dir):
     if not os.path.isdir(bench_dir):
         return []
     paths = (os.path.join(bench_dir, n) for n in sorted(os.listdir(bench_dir))
-             if n.startswith("bench_"))
+             if n.startswith("bench_") and n != "bench_machine")
     return [p for p in paths if os.path.isfile(p) and os.access(p, os.X_OK)]
 
 
@@ -239,6 +302,9 @@ def entry_record(key, entries):
     else:
         rec["samples"] = [float(e["value"]) for e in entries]
         rec["value"] = statistics.median(rec["samples"])
+        for counter, field in (("GFLOP/s", "gflops"), ("GB/s", "gbps")):
+            if all(counter in e for e in entries):
+                rec[field] = statistics.median(float(e[counter]) for e in entries)
     return rec
 
 
@@ -308,7 +374,12 @@ def stats_record(key, recs):
         if r.get("note") and r["note"] not in notes:
             notes.append(r["note"])
     units = sorted({r["unit"] for r in recs if r.get("unit")})  # >1: a contract mismatch
-    rec = {"workload": key[0], "system": key[1], "unit": ", ".join(units),
+    rates = {}
+    for field in ("gflops", "gbps"):
+        got = [r[field] for r in recs if r.get(field) is not None]
+        if got:
+            rates[field] = statistics.median(got)
+    rec = {"workload": key[0], "system": key[1], "unit": ", ".join(units), **rates,
            "median": None, "min": None, "max": None, "spread": None,
            "rounds": len(recs), "n": len(values), "samples": values,
            "inner_samples": [r.get("samples", []) for r in recs], "notes": notes}
@@ -384,14 +455,25 @@ def machine_line(m):
               m.get("torch") or "(skipped)", m.get("git_commit"),
               m.get("lt_build_type") or "unknown", m.get("date"), m.get("rounds"),
               ", quick" if m.get("quick") else "")
-    return ("Machine: %s, %s cores, %s threads, Linux %s, torch %s, lazytensor %s "
+    line = ("Machine: %s, %s cores, %s threads, Linux %s, torch %s, lazytensor %s "
             "(%s build), %s, %s round(s)%s." % fields)
+    host = m.get("host") or {}
+    if host:
+        threads = m.get("threads") or 1
+        peak = limit_for(host.get("fma_peak_gflops"), threads)
+        bw = limit_for(host.get("triad_gbps"), threads)
+        line += (" ISA: %s. JIT target: %s. OpenBLAS: %s core, %s threads. Limits at %s "
+                 "threads: FMA peak %s GFLOP/s, triad %s GB/s (bench_machine)." % (
+                     host.get("isa") or "?", host.get("jit_target") or "?",
+                     host.get("openblas_core") or "?", host.get("openblas_threads") or "?",
+                     threads, fmt(peak), fmt(bw)))
+    return line
 
 
 def render_md(report):
     m, stats = report["machine"], report["records"]
     head = ["workload", "unit"] + list(SYSTEMS) + [
-        "lazytensor vs PyTorch eager", "lazytensor vs PyTorch lazy"]
+        "lazytensor vs PyTorch eager", "lazytensor vs PyTorch lazy", "lazytensor of host limit"]
     lines = [
         "# lazytensor vs PyTorch",
         "",
@@ -399,7 +481,9 @@ def render_md(report):
         "",
         "Cells: median over rounds [spread = (max - min) / median]. Ratios are speedups of "
         "lazytensor (lt_mlir; else lt_eager or lt_interp, as marked) over PyTorch: >1 means "
-        "lazytensor is better (torch/lt for times and MB, lt/torch for rates).",
+        "lazytensor is better (torch/lt for times and MB, lt/torch for rates). The last "
+        "column is that lazytensor figure's GFLOP/s over the host's FMA peak (model FLOPs "
+        "for training steps: MFU) or its GB/s over triad bandwidth, at the run's threads.",
         "",
         "Every system ran with the same threads (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, "
         "MKL_NUM_THREADS, LT_NUM_THREADS, torch.set_num_threads), each OpenMP runtime with its default wait policy. "
@@ -413,7 +497,8 @@ def render_md(report):
     for workload, cells, lt_sys, vs_eager, vs_lazy in table_rows(stats):
         unit = next((c["unit"] for c in cells.values() if c["unit"]), "")
         row = [workload, unit] + [cell(cells.get(s)) for s in SYSTEMS]
-        row += [ratio_cell(vs_eager, lt_sys), ratio_cell(vs_lazy, lt_sys)]
+        row += [ratio_cell(vs_eager, lt_sys), ratio_cell(vs_lazy, lt_sys),
+                of_limit(cells.get(lt_sys), m) or "n/a"]
         lines.append("| " + " | ".join(row) + " |")
     notes = ["- %s / %s: %s" % (r["workload"], r["system"], "; ".join(r["notes"]))
              for r in stats if r["notes"] and not r["notes"][0].startswith("not applicable")]
@@ -517,6 +602,7 @@ def load_report(path):
 
 def measure(args):
     env = child_env(args.threads)
+    host = {} if args.skip_lt else host_limits(args, env)
     torch_ver = None
     if not args.skip_torch:
         torch_ver = ensure_torch(env)
@@ -533,7 +619,9 @@ def measure(args):
         if torch_ver:
             recs += run_torch_round(args, env)
         raw += [dict(rec, round=r) for rec in recs]
-    return {"machine": machine_info(args, torch_ver), "records": aggregate(raw), "raw": raw}
+    machine = machine_info(args, torch_ver)
+    machine["host"] = host
+    return {"machine": machine, "records": aggregate(raw), "raw": raw}
 
 
 def parse_args():
