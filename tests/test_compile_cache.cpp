@@ -39,7 +39,8 @@ TEST(CacheChild, Program) {
   std::ofstream out(std::getenv("LT_TEST_OUT"));
   for (const char* c : {"DiskCacheHit", "DiskCacheMiss", "DiskCacheWrite", "DiskCacheCorrupt",
                         "MlirClusters", "CompileFallback", "CodegenMatmulSteps",
-                        "CodegenMatmulCompiles"})
+                        "CodegenMatmulCompiles", "CodegenMatmulChosen", "CodegenMatmulDeclined",
+                        "CodegenMatmulChoiceCached"})
     out << c << " " << lt::metrics::counter(c) << "\n";
 }
 
@@ -52,10 +53,12 @@ class DiskCache : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs the child program; returns its counters.
-  std::map<std::string, int64_t> run_child() {
+  // LT_MLIR_MATMUL=codegen (default): the generated kernel runs whatever the host's timing says;
+  // "" times it against OpenBLAS.
+  std::map<std::string, int64_t> run_child(const std::string& matmul = "codegen") {
     const std::string out = dir_ + ".out";
-    // LT_MLIR_MATMUL=codegen: the generated kernel runs whatever the host's timing says.
-    const std::string cmd = "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_MLIR_MATMUL=codegen LT_CACHE_DIR=" + dir_ +
+    const std::string cmd = "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_MLIR_MATMUL=" + matmul +
+                            " LT_CACHE_DIR=" + dir_ +
                             " LT_TEST_OUT=" + out + " /proc/" + std::to_string(getpid()) +
                             "/exe --gtest_filter=CacheChild.Program > /dev/null 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << "the child's results differ from eager";
@@ -99,6 +102,19 @@ TEST_F(DiskCache, SecondProcessSkipsCompilation) {
   EXPECT_EQ(second["MlirClusters"], 0);  // MLIR and LLVM did not run at all
   EXPECT_EQ(second["CodegenMatmulCompiles"], 0);
   EXPECT_EQ(second["CodegenMatmulSteps"], 1);
+}
+
+TEST_F(DiskCache, SecondProcessReusesTheMatmulChoice) {
+  // The host's timing of the generated matmul against OpenBLAS is kept beside the kernel: a
+  // second process on this CPU reads the decision instead of timing again.
+  auto first = run_child("");
+  EXPECT_EQ(first["CodegenMatmulChosen"] + first["CodegenMatmulDeclined"], 1);
+  EXPECT_EQ(first["CodegenMatmulChoiceCached"], 0);
+  auto second = run_child("");
+  EXPECT_EQ(second["CodegenMatmulChosen"] + second["CodegenMatmulDeclined"], 0);
+  EXPECT_EQ(second["CodegenMatmulChoiceCached"], 1);
+  EXPECT_EQ(second["CodegenMatmulCompiles"], 0);
+  EXPECT_EQ(second["CodegenMatmulSteps"], first["CodegenMatmulSteps"]);  // the same choice
 }
 
 TEST_F(DiskCache, DamagedEntriesAreDetectedAndRecompiled) {

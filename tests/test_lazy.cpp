@@ -296,6 +296,35 @@ TEST_F(Lazy, GeneratedMatmulIsChosenByTimingOnThisHost) {
   lt::set_lazy_backend(before);
 }
 
+TEST_F(Lazy, GeneratedMatmulIsTriedAgainInsideItsStep) {
+  // A kernel that beat OpenBLAS in isolation is timed again where it runs: the step's first
+  // runs alternate the kernel and OpenBLAS, then keep the faster. Every run, either way, gives
+  // eager's values (1e-3: two summation orders, see above); later runs take one side only.
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  unsetenv("LT_MLIR_MATMUL");
+  lt::Tensor a = lt::randn({64, 192}), b = lt::randn({192, 160});
+  const std::vector<float> e = vals(lt::relu(lt::matmul(a, b)));
+  lt::Tensor la = a.to(kLazy), lb = b.to(kLazy);
+  lt::metrics::reset();
+  for (int step = 0; step < 12; ++step) {
+    std::vector<float> g = vals(lt::relu(lt::matmul(la, lb)));
+    ASSERT_EQ(g.size(), e.size());
+    for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], e[i], 1e-3) << step << " " << i;
+  }
+  const int64_t chosen = lt::metrics::counter("CodegenMatmulChosen"),
+                kept = lt::metrics::counter("CodegenMatmulTrialKept"),
+                dropped = lt::metrics::counter("CodegenMatmulTrialDropped");
+  EXPECT_EQ(chosen + lt::metrics::counter("CodegenMatmulDeclined"), 1) << lt::metrics::report();
+  EXPECT_EQ(kept + dropped, chosen) << lt::metrics::report();  // decided once, in the step
+  const int64_t runs = lt::metrics::counter("CodegenMatmulRuns");
+  if (chosen == 1) EXPECT_GE(runs, 5) << lt::metrics::report();  // the trial's kernel runs
+  lt::metrics::reset();
+  vals(lt::relu(lt::matmul(la, lb)));
+  EXPECT_EQ(lt::metrics::counter("CodegenMatmulRuns"), kept) << lt::metrics::report();
+  lt::set_lazy_backend(before);
+}
+
 TEST_F(Lazy, CompiledCodeWritesDonatedBufferInPlace) {
   const std::string before = lt::lazy_backend();
   lt::set_lazy_backend("mlir");

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "core/metrics.h"
@@ -96,6 +97,21 @@ int run(const std::vector<std::string>& argv) {
 std::string dir() {
   const char* e = std::getenv("LT_CACHE_DIR");
   return e ? e : "";
+}
+
+bool load_note(const std::string& dir, const std::string& key, std::string* text) {
+  std::ifstream in(dir + "/" + key + ".note", std::ios::binary);
+  if (!in) return false;
+  std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (t.empty() || t.size() > 4096) return false;
+  *text = std::move(t);
+  return true;
+}
+
+bool store_note(const std::string& dir, const std::string& key, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  return write_atomic(dir + "/" + key + ".note", text);
 }
 
 Library load(const std::string& dir, const std::string& key) {

@@ -33,4 +33,9 @@ void discard(const std::string& dir, const std::string& key);
 bool store(const std::string& dir, const std::string& key, const std::string& object,
            const std::vector<std::string>& libs);
 
+// A small text decision kept beside the compiled code (`<dir>/<key>.note`, written by an atomic
+// rename): e.g. whether a generated matmul beat OpenBLAS on this host. False when absent.
+bool load_note(const std::string& dir, const std::string& key, std::string* text);
+bool store_note(const std::string& dir, const std::string& key, const std::string& text);
+
 }  // namespace lt::backend::disk_cache

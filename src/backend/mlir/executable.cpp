@@ -1,13 +1,22 @@
 #include "backend/mlir/executable.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "backend/mlir/matmul_codegen.h"
 #include "backend/plan_node.h"
 #include "core/metrics.h"
+#include "core/shape.h"
 #include "core/parallel.h"
 #include "core/tensor_impl.h"
 #include "eager/executor.h"
@@ -18,6 +27,23 @@ namespace lt::backend {
 namespace {
 
 namespace M = lt::metrics_impl;
+
+// The in-step trial of a generated matmul (below, MlirExecutable::run_library_matmul).
+struct MatmulTrial {
+  static constexpr int kRuns = 4;  // per side, after one warm-up run each
+  std::mutex mu;
+  std::atomic<int> decided{-1};  // -1 trying, 0 OpenBLAS, 1 generated
+  int runs = 0;
+  double best_gen = 1e300, best_lib = 1e300;
+};
+
+bool debug_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("LT_DEBUG");
+    return e && *e && std::string(e) != "0";
+  }();
+  return on;
+}
 
 struct Desc {
   std::vector<int64_t> words;  // allocated, aligned, offset, sizes..., strides...
@@ -52,7 +78,10 @@ class MlirExecutable : public Executable {
       } else {
         s.node = idx.at(st.node);
         auto k = kernels.find(st.node);
-        if (k != kernels.end()) s.matmul = k->second;
+        if (k != kernels.end()) {
+          s.matmul = k->second;
+          if (matmul_policy() == MatmulPolicy::kMeasure) s.trial = std::make_shared<MatmulTrial>();
+        }
       }
       steps_.push_back(std::move(s));
     }
@@ -105,7 +134,7 @@ class MlirExecutable : public Executable {
         } else {
           OpAttrs attrs;
           std::vector<Tensor> in = op_inputs(n, v, &attrs);
-          if (!s.matmul || !run_matmul(s, in, v))
+          if (!s.matmul || !run_library_matmul(s, in, attrs, v))
             v[s.node] = eager_execute(n.op, in, attrs, n.meta);
         }
       }
@@ -138,7 +167,54 @@ class MlirExecutable : public Executable {
     void (*fn)(void**) = nullptr;
     std::vector<std::pair<int32_t, int32_t>> donate;  // (input, output): see Cluster::donations
     MatmulKernel matmul;                              // a library matmul by generated code
+    std::shared_ptr<MatmulTrial> trial;               // unset: the kernel is taken
   };
+
+  // A library matmul with a generated kernel: the kernel where it runs (run_matmul). Unless
+  // LT_MLIR_MATMUL=codegen, the kernel won a timing against OpenBLAS in isolation
+  // (matmul_choice.cpp), but inside a step the operands come from other steps' caches and the
+  // two share the cores with their thread pools, so the first runs of each step alternate the
+  // two, timed in place (one warm-up run each, then the best of kRuns), and keep the faster
+  // (CodegenMatmulTrialKept / CodegenMatmulTrialDropped; LT_DEBUG prints the times). False:
+  // the caller runs OpenBLAS.
+  bool run_library_matmul(const Step& s, const std::vector<Tensor>& in, const OpAttrs& attrs,
+                          std::vector<Tensor>& v) {
+    MatmulTrial* t = s.trial.get();
+    if (!t) return run_matmul(s, in, v);
+    const int d = t->decided.load(std::memory_order_acquire);
+    if (d >= 0) return d == 1 && run_matmul(s, in, v);
+    int run;
+    {
+      std::lock_guard<std::mutex> lock(t->mu);
+      run = t->runs++;
+    }
+    const bool gen = run % 2 == 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ran = gen && run_matmul(s, in, v);
+    if (gen && !ran) {  // the copy rule declined: OpenBLAS runs this step
+      t->decided.store(0, std::memory_order_release);
+      return false;
+    }
+    if (!gen) v[s.node] = eager_execute(nodes_[s.node].op, in, attrs, nodes_[s.node].meta);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard<std::mutex> lock(t->mu);
+    if (run >= 2) (gen ? t->best_gen : t->best_lib) = std::min(gen ? t->best_gen : t->best_lib, ms);
+    if (t->runs >= 2 * (MatmulTrial::kRuns + 1) && t->decided.load() < 0) {
+      const bool keep = t->best_gen < t->best_lib;
+      t->decided.store(keep ? 1 : 0, std::memory_order_release);
+      M::add(keep ? "CodegenMatmulTrialKept" : "CodegenMatmulTrialDropped");
+      if (debug_on()) {
+        const OpMeta& a = nodes_[s.node].meta;
+        std::fprintf(stderr,
+                     "lazytensor: matmul to %s in its step: generated %.4f ms vs OpenBLAS %.4f "
+                     "ms (best of %d) -> %s\n",
+                     shape_str(a.sizes).c_str(), t->best_gen, t->best_lib, MatmulTrial::kRuns,
+                     keep ? "generated kernel" : "OpenBLAS");
+      }
+    }
+    return true;
+  }
 
   // A (rows folded from its batch dims) times a 2-d B; the backend checked shapes and dtypes.
   // The kernel takes row-major buffers, so a transposed view is copied first, which OpenBLAS

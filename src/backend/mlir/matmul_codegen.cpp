@@ -23,6 +23,7 @@
 #include "backend/mlir/parallel_loops.h"
 #include "backend/mlir/target.h"
 #include "core/metrics.h"
+#include "core/parallel.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -216,6 +217,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
                              "\ncpu " + tmb.getCPU() + " " + tmb.getFeatures().getString() +
                              "\nlt " + lt_mlir_passes_fingerprint();
     key = cache_key("mm", text);
+    out.cache_key = key;
     if (disk_cache::Library lib = disk_cache::load(dir, key)) {
       if (auto* f = reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, "_mlir_mm"))) {
         lt::metrics_impl::add("DiskCacheHit");
@@ -298,7 +300,25 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
                    "lazytensor: MLIR matmul codegen failed for %ldx%ldx%ld; using BLAS (%s)\n",
                    long(m), long(n), long(k), c->error.c_str());
     } else {
-      c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice);
+      // The decision depends on the host (in the kernel's key: CPU, features, schedule) and on
+      // the thread count both sides run with.
+      const std::string dir = disk_cache::dir();
+      const bool measure = matmul_policy() == MatmulPolicy::kMeasure;
+      const std::string note_key =
+          dir.empty() || c->cache_key.empty() || !measure
+              ? ""
+              : c->cache_key + "-threads" + std::to_string(num_threads());
+      std::string note;
+      if (!note_key.empty() && disk_cache::load_note(dir, note_key, &note) && note.size() > 2 &&
+          (note[0] == '0' || note[0] == '1')) {
+        c->chosen = note[0] == '1';
+        c->choice = note.substr(2) + " (timed by an earlier process: LT_CACHE_DIR)";
+        lt::metrics_impl::add("CodegenMatmulChoiceCached");
+      } else {
+        c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice);
+        if (!note_key.empty())
+          disk_cache::store_note(dir, note_key, std::string(c->chosen ? "1 " : "0 ") + c->choice);
+      }
     }
     slot = std::move(c);
   }

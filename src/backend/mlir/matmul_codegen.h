@@ -19,6 +19,7 @@ struct CodegenMatmul {
   // codegen_matmul_cached: whether the kernel beat OpenBLAS on this host, and the timings.
   bool chosen = true;
   std::string choice;
+  std::string cache_key;  // its disk cache key under LT_CACHE_DIR ("" when the cache is off)
 };
 
 // LT_MLIR_MATMUL: blas (never generate), codegen (always where the tiles fit), or unset: time
@@ -41,7 +42,9 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
 // The process's kernels by shape: compiled on first use (~30 ms; CodegenMatmulCompiles) or
 // loaded from the disk cache under LT_CACHE_DIR (DiskCacheHit, as the backend's graphs), kept
 // for the process (a failure too: it is logged once, CodegenMatmulFailed, and the caller keeps
-// BLAS), with the host's choice between it and OpenBLAS (`chosen`, measured once per shape).
+// BLAS), with the host's choice between it and OpenBLAS (`chosen`, measured once per shape and
+// thread count; under LT_CACHE_DIR kept as a note beside the kernel, so a later process on the
+// same CPU and features reads it instead of timing again: CodegenMatmulChoiceCached).
 std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k);
 
 }  // namespace lt::backend
