@@ -1119,3 +1119,35 @@ TEST(LazyEqualsEager, Semantics) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MatmulGrad, TransposedWeightGetsItsGradientInItsOwnLayout) {
+  // y = x W^T (a Linear): W's gradient is G^T x, computed in W's layout (contiguous), not as
+  // the transpose of x^T G, on both devices, with the same values (1e-4: float32 sums of 64
+  // products in different orders); a plain B keeps the A^T G form. Batched A (a transformer's
+  // rows) too.
+  lt::manual_seed(3);
+  for (const lt::Device d : {lt::Device("cpu"), kLazy}) {
+    for (const std::vector<int64_t>& xs : {std::vector<int64_t>{64, 30}, {4, 16, 30}}) {
+      lt::Tensor x = lt::randn(xs), w = lt::randn({20, 30}), g = lt::randn({20});
+      lt::Tensor lw = w.to(d).detach().requires_grad_(true);
+      lt::Tensor y = lt::matmul(x.to(d), lw.t());
+      (y * g.to(d)).sum().backward();
+      lt::Tensor got = lw.grad();
+      EXPECT_TRUE(got.is_contiguous()) << d.str() << " " << xs.size();
+      // Reference: dL/dW[j, k] = sum over rows r of g[j] x[r, k].
+      lt::Tensor x2 = x.reshape({-1, 30});
+      lt::Tensor want = lt::matmul(g.reshape({20, 1}).expand({20, x2.size(0)}), x2);
+      EXPECT_TRUE(lt::allclose(got.to("cpu"), want, 1e-4, 1e-4)) << d.str() << " " << xs.size();
+      // B not transposed: [30, 20] contiguous, its gradient contiguous as well.
+      lt::Tensor b = lt::randn({30, 20}).to(d).requires_grad_(true);
+      lt::matmul(x.to(d), b).sum().backward();
+      EXPECT_TRUE(b.grad().is_contiguous());
+      EXPECT_TRUE(lt::allclose(b.grad().to("cpu"), lt::matmul(x2.t(), lt::ones({x2.size(0), 20})),
+                               1e-4, 1e-4));
+    }
+  }
+}
+
+}  // namespace
