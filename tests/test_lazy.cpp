@@ -289,9 +289,9 @@ TEST_F(Lazy, GeneratedMatmulIsChosenByTimingOnThisHost) {
   lt::metrics::reset();
   lt::Tensor again = lt::matmul(a.to(kLazy), b.to(kLazy)) * 2.0f;
   lt::mark_step();
-  EXPECT_EQ(lt::metrics::counter("CodegenMatmulChosen") +
-                lt::metrics::counter("CodegenMatmulDeclined"),
-            0);
+  EXPECT_EQ(
+      lt::metrics::counter("CodegenMatmulChosen") + lt::metrics::counter("CodegenMatmulDeclined"),
+      0);
   EXPECT_EQ(vals(again).size(), g.size());
   lt::set_lazy_backend(before);
 }
@@ -322,6 +322,29 @@ TEST_F(Lazy, GeneratedMatmulIsTriedAgainInsideItsStep) {
   lt::metrics::reset();
   vals(lt::relu(lt::matmul(la, lb)));
   EXPECT_EQ(lt::metrics::counter("CodegenMatmulRuns"), kept) << lt::metrics::report();
+  lt::set_lazy_backend(before);
+}
+
+TEST_F(Lazy, PermutesOfPermutesComposeInCompiledCode) {
+  // Inside a cluster a permute of a permute reads the first one's input through the composed
+  // map (cancelling pairs read it directly): values as on eager, exact (copies only), for a
+  // cancelling transpose pair, a 3-d cycle applied three times, and a non-cancelling pair.
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  lt::Tensor x = lt::randn({4, 5, 6}), m = lt::randn({7, 9});
+  auto prog = [](const lt::Tensor& a, const lt::Tensor& b) {
+    lt::Tensor e = (b * 2.0f).t().t() + 1.0f;  // identity
+    lt::Tensor c = (a * 1.0f).permute({1, 2, 0}).permute({1, 2, 0}).permute({1, 2, 0}) - a;
+    lt::Tensor p = (a + 0.5f).permute({2, 0, 1}).transpose(0, 1) * 3.0f;  // [4, 6, 5]
+    return std::vector<lt::Tensor>{e, c, p};
+  };
+  std::vector<lt::Tensor> want = prog(x, m), got = prog(x.to(kLazy), m.to(kLazy));
+  lt::mark_step();
+  EXPECT_EQ(lt::metrics::counter("CompileFallback"), 0);
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_TRUE(got[i].sizes().equals(want[i].sizes())) << i;
+    EXPECT_EQ(vals(got[i]), vals(want[i].contiguous())) << i;
+  }
   lt::set_lazy_backend(before);
 }
 

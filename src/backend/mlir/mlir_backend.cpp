@@ -450,9 +450,23 @@ class Lowering {
       case OpKind::Expand:
         return copy_with(broadcast_map(is, os));
       case OpKind::Permute: {
+        // A permute of a permute reads the first one's input once, through the composed map;
+        // when they cancel (a weight's gradient through a Linear's transposed view, then the
+        // view's backward), the input itself, with no strided copy in between.
+        std::vector<int64_t> perm(n->attrs.ints.begin(), n->attrs.ints.end());
+        auto inner = permuted_.find(in.getAsOpaquePointer());
+        if (inner != permuted_.end()) {
+          for (int64_t& p : perm) p = inner->second.second[static_cast<size_t>(p)];
+          in = inner->second.first;
+          bool identity = true;
+          for (size_t k = 0; k < perm.size(); ++k) identity = identity && perm[k] == int64_t(k);
+          if (identity) return in;
+        }
         ex.resize(R);
-        for (unsigned k = 0; k < R; ++k) ex[n->attrs.ints[k]] = getAffineDimExpr(k, ctx_);
-        return copy_with(AffineMap::get(R, 0, ex, ctx_));
+        for (unsigned k = 0; k < R; ++k) ex[perm[k]] = getAffineDimExpr(k, ctx_);
+        Value out = copy_with(AffineMap::get(R, 0, ex, ctx_));
+        permuted_[out.getAsOpaquePointer()] = {in, perm};
+        return out;
       }
       case OpKind::Slice: {
         // tensor.extract_slice, not a generic with an offset map: a slice starting at 0 with
@@ -503,6 +517,8 @@ class Lowering {
   }
 
   MLIRContext* ctx_;
+  // Values made by a Permute: its input and permutation (movement(): permutes compose).
+  std::unordered_map<void*, std::pair<Value, std::vector<int64_t>>> permuted_;
   OpBuilder& b_;
   Location loc_;
   bool ok_ = true;
