@@ -63,6 +63,11 @@ struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
       const unsigned trip = se.getSmallConstantTripCount(l);
       if (trip != 0 && trip < kMinTrip) continue;
       llvm::addStringMetadataToLoop(l, "llvm.loop.interleave.count", interleave_count());
+      // And vectorize them even where that takes more runtime alias checks than the cost
+      // model's 8: an optimizer update writes parameters and moments in place (donated buffers
+      // carry no noalias), about 16 checks, and stayed scalar (Adam's MLP update cluster, Zen 3:
+      // 1.10 -> 0.95 ms per step).
+      llvm::addStringMetadataToLoop(l, "llvm.loop.vectorize.enable", 1);
     }
     return llvm::PreservedAnalyses::all();  // metadata only
   }
