@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "backend/mlir/par_threshold.h"
 #include "backend/mlir/target.h"
 
 namespace {
@@ -111,6 +112,21 @@ TEST(Target, ThisProcessFollowsLtCpuFeatures) {
   if (t.restriction == "-avx") EXPECT_EQ(t.vector_bits, 128);
   EXPECT_EQ(matmul_register_tile(t).rows * matmul_register_tile(t).cols / t.float_lanes(),
             t.vector_regs / 2);  // half the registers accumulate
+}
+
+TEST(ParThreshold, MeasuredOnTheHostAsAPowerOfTwo) {
+  // One thread never forks; with two, the threshold comes from the measured fork/join cost
+  // and per-element time: a power of two from 2^13 up, and the figures are reported.
+  std::string why;
+  EXPECT_EQ(lt::backend::measure_par_threshold(1, &why), -1);
+  const int64_t t = lt::backend::measure_par_threshold(2, &why);
+  EXPECT_GE(t, int64_t{1} << 13) << why;
+  EXPECT_EQ(t & (t - 1), 0) << t;
+  EXPECT_NE(why.find("fork/join"), std::string::npos) << why;
+  EXPECT_NE(why.find("2^20"), std::string::npos) << why;
+  // LT_MLIR_PAR_MIN, where set, is the process's threshold.
+  if (const char* e = std::getenv("LT_MLIR_PAR_MIN"))
+    EXPECT_EQ(lt::backend::par_threshold(), std::atoll(e));
 }
 
 }  // namespace

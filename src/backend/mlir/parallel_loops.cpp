@@ -6,15 +6,17 @@
 // every small op would pay a fork/join. This pass keeps one OpenMP loop per op, over the
 // outermost dimension only, and only where the op does enough work to repay waking a thread;
 // the other dimensions become scf.for nests (vectorized by LLVM as before). Shapes are static, so
-// the work is known at compile time. LT_MLIR_PAR_MIN (default 262144 inner iterations) sets the
-// threshold; the thread count is OpenMP's at run time (the backend sets it to LT_NUM_THREADS).
-// Measured (bench_train, medians of 3): the MLP step (largest loop 200k iterations) ran 870
+// the work is known at compile time. The threshold (inner iterations) is measured on the host
+// (par_threshold.cpp) unless LT_MLIR_PAR_MIN sets it; the thread count is OpenMP's at run time
+// (the backend sets it to LT_NUM_THREADS). Measured on the Zen 5 with the fixed threshold:
+// bench_train, medians of 3: the MLP step (largest loop 200k iterations) ran 870
 // steps/s with 32768, 930-990 with 262144 and 1000-1030 with no threads; the transformer step
 // (loops of 0.5-2M) 7.75 / 7.36 / 6.42 steps/s, softmax 4096x1024 1.34 / 1.34 / 2.22 ms.
 #include "backend/mlir/parallel_loops.h"
 
 #include <cstdlib>
 
+#include "backend/mlir/par_threshold.h"
 #include "core/metrics.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -143,13 +145,7 @@ void promote_accumulators(scf::ForOp loop) {
   }
 }
 
-int64_t par_min() {
-  static const int64_t v = [] {
-    const char* e = std::getenv("LT_MLIR_PAR_MIN");
-    return e && *e ? std::atoll(e) : int64_t{262144};
-  }();
-  return v;
-}
+int64_t par_min() { return par_threshold(); }
 
 struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ParallelOuterPass)
