@@ -3,6 +3,8 @@
 // --nproc N trains data-parallel: N worker processes (this program again, with RANK/WORLD_SIZE/
 // MASTER_ADDR/MASTER_PORT set), each on its slice of every global batch, gradients averaged by
 // lt::nn::parallel::DistributedDataParallel.
+#include <lt/data.h>
+#include <lt/lt.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -25,9 +27,6 @@
 #include <thread>
 #include <vector>
 
-#include <lt/data.h>
-#include <lt/lt.h>
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -43,7 +42,8 @@ struct Args {
 const char* kUsage =
     "usage: lt-train [--model mlp|cnn|transformer] [--device lazy|cpu] [--epochs N]\n"
     "                [--batch-size N] [--lr X] [--optim adam|sgd] [--seed N] [--threads N]\n"
-    "                [--data-dir DIR] [--out-dir DIR] [--max-steps N] [--compare [--compare-steps N]]\n"
+    "                [--data-dir DIR] [--out-dir DIR] [--max-steps N] [--compare [--compare-steps "
+    "N]]\n"
     "                [--quiet] [--nproc N]\n"
     "Trains on Fashion-MNIST (default dir: the Debian package dataset-fashion-mnist).\n"
     "Writes <out-dir>/loss_<model>_<device>.csv and .svg (the loss curve).\n"
@@ -156,7 +156,10 @@ class RowTransformerImpl : public lt::nn::Module {  // the 28 image rows as 28 t
  public:
   RowTransformerImpl()
       : embed(28, 64),
-        layer(lt::nn::TransformerEncoderLayerOptions(64, 4).dim_feedforward(128).dropout(0.1).batch_first(true)),
+        layer(lt::nn::TransformerEncoderLayerOptions(64, 4)
+                  .dim_feedforward(128)
+                  .dropout(0.1)
+                  .batch_first(true)),
         head(64, 10) {
     register_module("embed", embed.ptr());
     pos = register_parameter("pos", lt::randn({1, 28, 64}) * 0.02);
@@ -315,7 +318,8 @@ std::string fmt_time(double s) {
 void progress(bool tty, int64_t epoch, int64_t step, int64_t steps, double loss, double elapsed,
               int64_t samples) {
   double rate = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0;
-  double eta = step > 0 ? elapsed / static_cast<double>(step) * static_cast<double>(steps - step) : -1;
+  double eta =
+      step > 0 ? elapsed / static_cast<double>(step) * static_cast<double>(steps - step) : -1;
   const int width = 24;
   int fill = static_cast<int>(width * step / std::max<int64_t>(steps, 1));
   std::string bar = std::string(fill, '#') + std::string(width - fill, '.');
@@ -329,7 +333,8 @@ void progress(bool tty, int64_t epoch, int64_t step, int64_t steps, double loss,
     std::cout << line << "\n";
 }
 
-void write_curve(const std::string& dir, const std::string& tag, const std::vector<double>& losses) {
+void write_curve(const std::string& dir, const std::string& tag,
+                 const std::vector<double>& losses) {
   std::string csv = dir + "/loss_" + tag + ".csv", svg = dir + "/loss_" + tag + ".svg";
   std::ofstream c(csv);
   c << "step,loss\n";
@@ -346,7 +351,8 @@ void write_curve(const std::string& dir, const std::string& tag, const std::vect
     << "' stroke='black'/>\n<line x1='" << pad << "' y1='" << H - pad << "' x2='" << pad
     << "' y2='30' stroke='black'/>\n<polyline fill='none' stroke='steelblue' points='";
   for (size_t i = 0; i < losses.size(); ++i) {
-    double x = pad + (W - pad - 10) * static_cast<double>(i) / std::max<size_t>(losses.size() - 1, 1);
+    double x =
+        pad + (W - pad - 10) * static_cast<double>(i) / std::max<size_t>(losses.size() - 1, 1);
     double y = (H - pad) - (H - pad - 30) * (mx > 0 ? losses[i] / mx : 0);
     s << x << "," << y << " ";
   }
@@ -473,25 +479,50 @@ int main(int argc, char** argv) {
       const auto t0 = Clock::now();
       int64_t step = 0, samples = 0;
       const int64_t steps = a.max_steps > 0 ? std::min(a.max_steps, loader.size()) : loader.size();
+      // Where the epoch's time goes: batches from the loader, the step (recording, and on the
+      // lazy device its barrier: compile and execute, from the metrics), reading the loss.
+      double t_data = 0, t_step = 0, t_read = 0;
+      const double compile0 = lt::metrics::timer_ms("CompileTime"),
+                   execute0 = lt::metrics::timer_ms("ExecuteTime");
+      auto since = [](Clock::time_point t) {
+        return std::chrono::duration<double>(Clock::now() - t).count();
+      };
+      auto t_mark = Clock::now();
       for (const lt::data::Batch& b : loader) {
         if (step >= steps) break;
+        t_data += since(t_mark);
+        auto t1 = Clock::now();
         lt::Tensor loss = train_step(m, *opt, b, dev, ddp.get());
+        t_step += since(t1);
+        t1 = Clock::now();
         losses.push_back(loss.item<double>());
+        t_read += since(t1);
         ++step;
         ++total_steps;
         samples += b.target.size(0);
         bool report = tty ? (step % 10 == 0 || step == steps) : (step % 200 == 0 || step == steps);
         if (report && !a.quiet)
-          progress(tty, epoch, step, steps,
-                   losses.back(), std::chrono::duration<double>(Clock::now() - t0).count(), samples);
+          progress(tty, epoch, step, steps, losses.back(),
+                   std::chrono::duration<double>(Clock::now() - t0).count(), samples);
+        t_mark = Clock::now();
       }
+      const double t_train = since(t0);
       if (tty) std::cout << "\n";
       if (!main_rank) continue;  // the others go on to the next epoch's first collective
+      const auto t_eval0 = Clock::now();
       acc = accuracy(m, test, dev);
-      double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+      const double t_eval = since(t_eval0), secs = since(t0);
+      const double compile_s = (lt::metrics::timer_ms("CompileTime") - compile0) / 1e3,
+                   execute_s = (lt::metrics::timer_ms("ExecuteTime") - execute0) / 1e3;
       std::printf("epoch %lld: test accuracy %.2f%%  (%.1f s, %.0f steps/s)\n",
                   static_cast<long long>(epoch), 100.0 * acc, secs,
                   static_cast<double>(step) / secs);
+      if (!a.quiet)
+        std::printf(
+            "  training %.2f s = %.0f steps/s: data %.2f, step %.2f (of which compile %.2f, "
+            "execute %.2f), loss reads %.2f, other %.2f; test-set evaluation %.2f s\n",
+            t_train, static_cast<double>(step) / t_train, t_data, t_step, compile_s, execute_s,
+            t_read, std::max(0.0, t_train - t_data - t_step - t_read), t_eval);
     }
     if (!main_rank) return 0;
     double total = std::chrono::duration<double>(Clock::now() - start).count();
@@ -506,11 +537,13 @@ int main(int argc, char** argv) {
                   if (p == std::string::npos) return std::string("0 ms");
                   auto q = r.find("total=", p);
                   return r.substr(q + 6, r.find(" ms", q) + 3 - q - 6);
-                }().c_str());
+                }()
+                    .c_str());
     std::string report = lt::metrics::report();
     std::istringstream rs(report);
     for (std::string line; std::getline(rs, line);)
-      if (line.find("fallback::") != std::string::npos) std::printf("metrics: %s\n", line.c_str() + 2);
+      if (line.find("fallback::") != std::string::npos)
+        std::printf("metrics: %s\n", line.c_str() + 2);
     write_curve(a.out_dir, a.model + "_" + a.device, losses);
   } catch (const lt::Error& e) {
     const char* rank = std::getenv("RANK");
