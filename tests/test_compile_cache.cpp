@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 namespace {
 
@@ -37,10 +38,10 @@ TEST(CacheChild, Program) {
   lt::mark_step();
   EXPECT_TRUE(lt::allclose(c.to("cpu"), lt::matmul(p, q).relu(), 0, 1e-3));
   std::ofstream out(std::getenv("LT_TEST_OUT"));
-  for (const char* c : {"DiskCacheHit", "DiskCacheMiss", "DiskCacheWrite", "DiskCacheCorrupt",
-                        "MlirClusters", "CompileFallback", "CodegenMatmulSteps",
-                        "CodegenMatmulCompiles", "CodegenMatmulChosen", "CodegenMatmulDeclined",
-                        "CodegenMatmulChoiceCached"})
+  for (const char* c :
+       {"DiskCacheHit", "DiskCacheMiss", "DiskCacheWrite", "DiskCacheCorrupt", "MlirClusters",
+        "CompileFallback", "CodegenMatmulSteps", "CodegenMatmulCompiles", "CodegenMatmulChosen",
+        "CodegenMatmulDeclined", "CodegenMatmulChoiceCached", "DiskCacheLockWaits"})
     out << c << " " << lt::metrics::counter(c) << "\n";
 }
 
@@ -55,11 +56,12 @@ class DiskCache : public ::testing::Test {
   // Runs the child program; returns its counters.
   // LT_MLIR_MATMUL=codegen (default): the generated kernel runs whatever the host's timing says;
   // "" times it against OpenBLAS.
-  std::map<std::string, int64_t> run_child(const std::string& matmul = "codegen") {
-    const std::string out = dir_ + ".out";
+  std::map<std::string, int64_t> run_child(const std::string& matmul = "codegen",
+                                           const std::string& tag = "") {
+    const std::string out = dir_ + tag + ".out";
     const std::string cmd = "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_MLIR_MATMUL=" + matmul +
-                            " LT_CACHE_DIR=" + dir_ +
-                            " LT_TEST_OUT=" + out + " /proc/" + std::to_string(getpid()) +
+                            " LT_CACHE_DIR=" + dir_ + " LT_TEST_OUT=" + out + " /proc/" +
+                            std::to_string(getpid()) +
                             "/exe --gtest_filter=CacheChild.Program > /dev/null 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << "the child's results differ from eager";
     std::map<std::string, int64_t> m;
@@ -102,6 +104,23 @@ TEST_F(DiskCache, SecondProcessSkipsCompilation) {
   EXPECT_EQ(second["MlirClusters"], 0);  // MLIR and LLVM did not run at all
   EXPECT_EQ(second["CodegenMatmulCompiles"], 0);
   EXPECT_EQ(second["CodegenMatmulSteps"], 1);
+}
+
+TEST_F(DiskCache, ConcurrentProcessesCompileEachGraphOnce) {
+  // Two processes started together on one cache directory (data-parallel ranks): a miss takes
+  // the key's lock, so the one that comes second waits and loads the entry; across both, every
+  // graph and kernel is compiled once, whether or not they overlapped.
+  std::map<std::string, int64_t> a, b;
+  std::thread ta([&] { a = run_child("codegen", "a"); });
+  std::thread tb([&] { b = run_child("codegen", "b"); });
+  ta.join();
+  tb.join();
+  EXPECT_GE(a["DiskCacheMiss"] + b["DiskCacheMiss"], 4);
+  EXPECT_EQ(static_cast<size_t>(a["DiskCacheMiss"] + b["DiskCacheMiss"]), libraries().size())
+      << "a key compiled twice: " << a["DiskCacheMiss"] << " and " << b["DiskCacheMiss"]
+      << " misses (" << a["DiskCacheLockWaits"] + b["DiskCacheLockWaits"] << " waits)";
+  EXPECT_EQ(a["CodegenMatmulCompiles"] + b["CodegenMatmulCompiles"], 1);
+  EXPECT_EQ(a["CompileFallback"] + b["CompileFallback"], 0);
 }
 
 TEST_F(DiskCache, SecondProcessReusesTheMatmulChoice) {

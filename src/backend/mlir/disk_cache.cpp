@@ -3,10 +3,12 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "core/metrics.h"
 
@@ -97,6 +100,38 @@ int run(const std::vector<std::string>& argv) {
 std::string dir() {
   const char* e = std::getenv("LT_CACHE_DIR");
   return e ? e : "";
+}
+
+CompileLock::CompileLock(const std::string& dir, const std::string& key) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  fd_ = ::open((dir + "/" + key + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (fd_ < 0) return;  // an unwritable directory: compile without the lock
+  if (flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  waited_ = true;
+  M::add("DiskCacheLockWaits");
+  static const double limit_s = [] {
+    const char* e = std::getenv("LT_CACHE_LOCK_WAIT");
+    return e && *e ? std::atof(e) : 600.0;
+  }();
+  const auto t0 = std::chrono::steady_clock::now();
+  while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > limit_s) {
+      std::fprintf(stderr, "lazytensor: %s/%s.lock held for over %.0f s; compiling anyway\n",
+                   dir.c_str(), key.c_str(), limit_s);
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+CompileLock::~CompileLock() {
+  if (fd_ >= 0) {
+    flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
 }
 
 bool load_note(const std::string& dir, const std::string& key, std::string* text) {

@@ -33,6 +33,24 @@ void discard(const std::string& dir, const std::string& key);
 bool store(const std::string& dir, const std::string& key, const std::string& object,
            const std::vector<std::string>& libs);
 
+// Held while this process compiles `key` after a miss: another process (a data-parallel rank on
+// the same host) that misses the same key waits for it (flock on `<dir>/<key>.lock`, released
+// by the kernel if the holder dies; at most LT_CACHE_LOCK_WAIT seconds, default 600) and then
+// loads the entry instead of compiling it again (callers look again after taking it: the other
+// may also have finished between the miss and the lock). `waited()`: another process held it.
+class CompileLock {
+ public:
+  CompileLock(const std::string& dir, const std::string& key);
+  ~CompileLock();
+  CompileLock(const CompileLock&) = delete;
+  CompileLock& operator=(const CompileLock&) = delete;
+  bool waited() const { return waited_; }
+
+ private:
+  int fd_ = -1;
+  bool waited_ = false;
+};
+
 // A small text decision kept beside the compiled code (`<dir>/<key>.note`, written by an atomic
 // rename): e.g. whether a generated matmul beat OpenBLAS on this host. False when absent.
 bool load_note(const std::string& dir, const std::string& key, std::string* text);

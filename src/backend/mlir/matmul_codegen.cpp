@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -211,6 +212,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   // depends on. A hit skips MLIR and LLVM.
   const std::string dir = disk_cache::dir();
   std::string key;
+  std::optional<disk_cache::CompileLock> compile_lock;  // held until the entry is stored
   if (!dir.empty()) {
     const std::string text = payload(m, n, k) + schedule_text(tiles_for(m, n, k)) + kBufferize +
                              kLower + llvm_pipeline_text() + "\nLLVM " + LLVM_VERSION_STRING +
@@ -218,16 +220,21 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
                              "\nlt " + lt_mlir_passes_fingerprint();
     key = cache_key("mm", text);
     out.cache_key = key;
-    if (disk_cache::Library lib = disk_cache::load(dir, key)) {
-      if (auto* f = reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, "_mlir_mm"))) {
-        lt::metrics_impl::add("DiskCacheHit");
-        out.run = packed_call(f, lib, m, n, k);
-        out.compile_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
-        return out;
+    for (int attempt = 0; attempt < 2; ++attempt) {  // as the backend's graphs: a miss locks
+      if (disk_cache::Library lib = disk_cache::load(dir, key)) {
+        if (auto* f = reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, "_mlir_mm"))) {
+          lt::metrics_impl::add("DiskCacheHit");
+          out.run = packed_call(f, lib, m, n, k);
+          out.compile_ms =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                  .count();
+          return out;
+        }
+        disk_cache::discard(dir, key);
       }
-      disk_cache::discard(dir, key);
+      if (attempt == 0) {
+        compile_lock.emplace(dir, key);
+      }
     }
     lt::metrics_impl::add("DiskCacheMiss");
   }

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <optional>
 #include <unordered_map>
 
 #include "backend/backend.h"
@@ -653,6 +654,7 @@ class MlirBackend : public Backend {
     // The disk cache: the key is everything the machine code depends on.
     const std::string cache_dir = disk_cache::dir();
     std::string cache_key;
+    std::optional<disk_cache::CompileLock> compile_lock;  // held until the entry is stored
     if (!cache_dir.empty()) {
       std::string text;
       llvm::raw_string_ostream os(text);
@@ -662,18 +664,25 @@ class MlirBackend : public Backend {
          << tmb.getFeatures().getString() << "\nlt " << lt_mlir_passes_fingerprint()
          << " backend built " << __DATE__ << " " << __TIME__;  // our lowering changes too
       cache_key = backend::cache_key("", text);
-      if (disk_cache::Library lib = disk_cache::load(cache_dir, cache_key)) {
-        auto exe = make_mlir_executable(
-            g, s,
-            [&](const std::string& name) {
-              return reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, name));
-            },
-            lib, kernels);
-        if (exe) {
-          M::add("DiskCacheHit");
-          return exe;
+      // A miss takes the key's lock and looks again: another process that compiled the same
+      // graph meanwhile (or held the lock while we waited) has stored its entry by then.
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        if (disk_cache::Library lib = disk_cache::load(cache_dir, cache_key)) {
+          auto exe = make_mlir_executable(
+              g, s,
+              [&](const std::string& name) {
+                return reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, name));
+              },
+              lib, kernels);
+          if (exe) {
+            M::add("DiskCacheHit");
+            return exe;
+          }
+          disk_cache::discard(cache_dir, cache_key);
         }
-        disk_cache::discard(cache_dir, cache_key);
+        if (attempt == 0) {
+          compile_lock.emplace(cache_dir, cache_key);
+        }
       }
       M::add("DiskCacheMiss");
     }

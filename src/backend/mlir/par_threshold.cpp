@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,10 @@ int64_t par_threshold() {
     const std::string dir = disk_cache::dir();
     std::string note, why;
     int64_t threshold;
+    // Under the note's lock: processes starting together (data-parallel ranks) must agree, or
+    // their compiled code (and cache keys) would differ.
+    std::optional<disk_cache::CompileLock> lock;
+    if (!dir.empty()) lock.emplace(dir, key);
     if (!dir.empty() && disk_cache::load_note(dir, key, &note)) {
       threshold = std::atoll(note.c_str());
       why = "measured by an earlier process (LT_CACHE_DIR)";
