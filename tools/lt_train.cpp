@@ -49,7 +49,8 @@ const char* kUsage =
     "Writes <out-dir>/loss_<model>_<device>.csv and .svg (the loss curve).\n"
     "--compare runs the first steps on both devices and prints their speed side by side.\n"
     "--nproc N trains data-parallel in N processes on this machine (each takes batch-size/N of\n"
-    "every batch). Across machines, run one lt-train per rank with RANK, WORLD_SIZE, MASTER_ADDR\n"
+    "every batch), with cores/N threads each and one compile cache (LT_CACHE_DIR, else a\n"
+    "temporary one): each graph is compiled once per machine. Across machines, run one lt-train per rank with RANK, WORLD_SIZE, MASTER_ADDR\n"
     "and MASTER_PORT set (LT_DIST_TIMEOUT: seconds, default 60; LT_DIST_TOKEN: a secret shared\n"
     "by the ranks, which the rendezvous store requires).\n";
 
@@ -252,6 +253,13 @@ int launch(const Args& a, char** argv) {
     std::cerr << "lt-train: cannot read /dev/urandom for the rendezvous token\n";
     return 1;
   }
+  // One compile cache for the ranks (the user's LT_CACHE_DIR, else a directory for this run):
+  // a graph is compiled by the first rank that misses it, and the others wait and load it.
+  std::string own_cache;
+  if (!std::getenv("LT_CACHE_DIR")) {
+    char tmpl[] = "/tmp/lt-train-cache-XXXXXX";
+    if (mkdtemp(tmpl)) own_cache = tmpl;
+  }
   std::fflush(nullptr);
   std::vector<pid_t> pids;
   for (int64_t r = 0; r < a.nproc; ++r) {
@@ -268,6 +276,7 @@ int launch(const Args& a, char** argv) {
       setenv("MASTER_ADDR", "127.0.0.1", 1);
       setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
       setenv("LT_DIST_TOKEN", token.c_str(), 1);
+      if (!own_cache.empty()) setenv("LT_CACHE_DIR", own_cache.c_str(), 1);
       execv("/proc/self/exe", argv);
       std::perror("lt-train: exec");
       _exit(127);
@@ -291,6 +300,10 @@ int launch(const Args& a, char** argv) {
     result = 1;
     for (pid_t p : pids)
       if (p != done) kill(p, SIGTERM);
+  }
+  if (!own_cache.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(own_cache, ec);
   }
   return result;
 }
