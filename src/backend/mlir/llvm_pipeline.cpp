@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backend/mlir/mlir_runtime.h"
+#include "core/metrics.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -78,6 +79,8 @@ struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
 const std::string& llvm_pipeline_text() { return llvm_pipeline(); }
 
 llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm) {
+  // Its share of LlvmJitTime (the rest is instruction selection and object emission).
+  lt::metrics_impl::ScopedTimer timer("LlvmOptTime");
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
