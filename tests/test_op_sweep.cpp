@@ -2682,8 +2682,12 @@ class OpSweep : public ::testing::TestWithParam<lt::Device> {
       if (name != sweep) continue;
       Sweep s(GetParam(), kTrials, seed_of(name));
       const int64_t before = g_cases;
+      const int64_t fallbacks = lt::metrics::counter("CompileFallback");
       fn(s);
       RecordProperty("cases", static_cast<int>(g_cases - before));
+      // On the MLIR backend no case may send its whole graph to interp: an op without a
+      // lowering is a library step (LT_MLIR_DISABLE_LOWERING tests that path).
+      EXPECT_EQ(lt::metrics::counter("CompileFallback"), fallbacks) << lt::metrics::report();
       return;
     }
     FAIL() << "no sweep named " << sweep;

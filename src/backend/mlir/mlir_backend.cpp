@@ -11,6 +11,7 @@
 #include <functional>
 #include <cstdlib>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <optional>
 #include <unordered_map>
@@ -526,7 +527,24 @@ class Lowering {
 };
 
 // Builds func @c<k>(inputs as tensors, outputs as memrefs) for one cluster.
-bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const std::string& name) {
+// LT_MLIR_DISABLE_LOWERING=op1,op2 (registry names): a test-only switch that makes the lowering
+// turn those ops down, as if their case were missing.
+bool lowering_disabled(OpKind op) {
+  static const std::vector<bool> off = [] {
+    std::vector<bool> v(kNumOps, false);
+    const char* e = std::getenv("LT_MLIR_DISABLE_LOWERING");
+    std::stringstream ss(e ? e : "");
+    for (std::string name; std::getline(ss, name, ',');)
+      for (int k = 0; k < kNumOps; ++k)
+        if (name == op_name(static_cast<OpKind>(k))) v[k] = true;
+    return v;
+  }();
+  return off[static_cast<size_t>(op)];
+}
+
+// Builds func @c<k>; false if a node has no lowering (`*failed`: that node, when known).
+bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const std::string& name,
+                   const ir::Node** failed) {
   OpBuilder b(ctx);
   Location loc = b.getUnknownLoc();
   Lowering low(ctx, b, loc);
@@ -563,10 +581,17 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
     return v;
   };
   for (const ir::Node* n : c.nodes) {
+    if (lowering_disabled(n->op)) {
+      *failed = n;
+      return false;
+    }
     std::vector<Value> ops;
     for (uint32_t i = 0; i < n->n_operands; ++i) ops.push_back(value_of(n->operands[i].get()));
     val[n] = low.lower(n, ops);
-    if (!low.ok()) return false;
+    if (!low.ok()) {
+      *failed = n;
+      return false;
+    }
   }
   for (size_t i = 0; i < c.outputs.size(); ++i)
     bufferization::MaterializeInDestinationOp::create(
@@ -627,10 +652,25 @@ class MlirBackend : public Backend {
     MLIRContext* ctx = rt.ctx.get();
     DiagnosticText diag_text(ctx);
     std::string& diag = diag_text.text;
-    OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
-    bool built = true;
-    for (size_t k = 0; k < s.clusters.size() && built; ++k)
-      built = build_cluster(ctx, *module, s.clusters[k], "c" + std::to_string(k));
+    OwningOpRef<ModuleOp> module;
+    bool built = false;
+    // An op the lowering turns down becomes a library step: counted per op (MlirUnlowered::<op>),
+    // named once under LT_DEBUG, and the graph partitioned again without it, so the rest of the
+    // graph still compiles (never a whole-graph fallback for a missing case).
+    for (int round = 0; round <= kNumOps && !built; ++round) {
+      module = ModuleOp::create(UnknownLoc::get(ctx));
+      built = true;
+      const ir::Node* failed = nullptr;
+      for (size_t k = 0; k < s.clusters.size() && built; ++k)
+        built = build_cluster(ctx, *module, s.clusters[k], "c" + std::to_string(k), &failed);
+      if (built || !failed || is_unlowered(failed->op)) break;
+      mark_unlowered(failed->op);
+      M::add(std::string("MlirUnlowered::") + op_name(failed->op));
+      if (const char* d = std::getenv("LT_DEBUG"); d && *d && std::string(d) != "0")
+        std::fprintf(stderr, "lazytensor: MLIR does not lower %s; it runs as a library step\n",
+                     op_name(failed->op));
+      s = partition(g);
+    }
     auto fail = [&](const char* stage) -> std::unique_ptr<Executable> {
       M::add("CompileFallback");
       std::fprintf(stderr, "lazytensor: MLIR %s failed for graph %s; running it on interp (%s)\n",

@@ -1,6 +1,7 @@
 #include "backend/mlir/partition.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <queue>
@@ -8,6 +9,7 @@
 #include <unordered_set>
 
 #include "core/shape.h"
+#include "ops/registry.h"
 
 namespace lt::backend {
 
@@ -20,8 +22,18 @@ bool is_view_like(OpKind op) {
 }
 }  // namespace
 
+namespace {
+std::atomic<bool> g_unlowered[kNumOps];
+}  // namespace
+
+void mark_unlowered(OpKind op) { g_unlowered[static_cast<int>(op)].store(true); }
+bool is_unlowered(OpKind op) {
+  return g_unlowered[static_cast<int>(op)].load(std::memory_order_relaxed);
+}
+
 bool is_fusible(const ir::Node* n) {
   if (n->kind != ir::NodeKind::Op) return false;
+  if (is_unlowered(n->op)) return false;
   // Empty tensors: nothing to compute, and linalg rejects maps over empty loop ranges.
   if (numel_of(n->meta.sizes) == 0) return false;
   for (uint32_t i = 0; i < n->n_operands; ++i)

@@ -11,6 +11,11 @@ namespace lt::backend {
 
 bool is_fusible(const ir::Node* n);
 
+// Ops the MLIR lowering turned down in this process (an op with no Lowering case): from then on
+// they are library steps (the eager kernel) inside otherwise compiled graphs, not fusible.
+void mark_unlowered(OpKind op);
+bool is_unlowered(OpKind op);
+
 struct Cluster {
   std::vector<const ir::Node*> nodes;    // topological order
   std::vector<const ir::Node*> inputs;   // values from outside (Const leaves are inlined)
