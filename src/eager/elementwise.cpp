@@ -73,6 +73,7 @@ inline T fast_tanh(T v) {
     if (a >= 9.0f) return std::copysign(1.0f, v);
     if (a >= 0.625f) return std::copysign(1.0f - 2.0f / (std::exp(2.0f * a) + 1.0f), v);
     float z = v * v;
+    if (z == 0.0f) return v;  // keeps tanh(-0) = -0 (the polynomial's last add gave +0)
     return ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
              1.33314422036e-1f) * z - 3.33332819422e-1f) * z * v + v;
   } else {

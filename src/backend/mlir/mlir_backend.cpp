@@ -13,6 +13,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -163,6 +164,51 @@ class Lowering {
     return arith::SelectOp::create(b, loc_, nan, x, r);
   }
 
+  // float64 expm1 / log1p: MLIR lowers them as exp(x) - 1 and log(1 + x), which lose every
+  // digit for tiny x (expm1(-1e-30) gave 0; the fuzzer found expm1(-0) = +0). Kahan's and
+  // Goldberg's corrections are accurate to a few ulp given exp and log: with u = exp(x),
+  // expm1 = u == 1 ? x : (u - 1) x / log(u) (u == 0: -1; u = inf: inf); with u = 1 + x,
+  // log1p = u == 1 ? x : log(u) x / (u - 1). Both keep -0. float32 takes MLIR's approximations,
+  // which handle tiny arguments.
+  Value accurate_expm1(OpBuilder& b, Value x) {
+    using P = arith::CmpFPredicate;
+    Value one = arith::ConstantOp::create(b, loc_, b.getFloatAttr(x.getType(), 1.0));
+    Value u = math::ExpOp::create(b, loc_, x);
+    Value um1 = arith::SubFOp::create(b, loc_, u, one);
+    Value r = arith::DivFOp::create(b, loc_, arith::MulFOp::create(b, loc_, um1, x),
+                                    math::LogOp::create(b, loc_, u));
+    Value is_one = arith::CmpFOp::create(b, loc_, P::OEQ, u, one);
+    // u - 1 == -1 (u == 0) or u infinite: u - 1 itself.
+    Value inf = arith::ConstantOp::create(
+        b, loc_, b.getFloatAttr(x.getType(), std::numeric_limits<double>::infinity()));
+    Value big = arith::CmpFOp::create(b, loc_, P::OEQ, u, inf);
+    Value zero_u = arith::CmpFOp::create(b, loc_, P::OEQ, u, arith::SubFOp::create(b, loc_, one, one));
+    r = arith::SelectOp::create(b, loc_, arith::OrIOp::create(b, loc_, big, zero_u), um1, r);
+    return nan_passes(b, x, arith::SelectOp::create(b, loc_, is_one, x, r));
+  }
+  Value accurate_log1p(OpBuilder& b, Value x) {
+    using P = arith::CmpFPredicate;
+    Value one = arith::ConstantOp::create(b, loc_, b.getFloatAttr(x.getType(), 1.0));
+    Value u = arith::AddFOp::create(b, loc_, x, one);
+    Value um1 = arith::SubFOp::create(b, loc_, u, one);
+    Value r = arith::DivFOp::create(b, loc_, arith::MulFOp::create(b, loc_, math::LogOp::create(b, loc_, u), x), um1);
+    Value inf = arith::ConstantOp::create(
+        b, loc_, b.getFloatAttr(x.getType(), std::numeric_limits<double>::infinity()));
+    // u == 1: x (tiny and signed zeros); u infinite or u <= 0: log(u) (inf, -inf, NaN).
+    Value is_one = arith::CmpFOp::create(b, loc_, P::OEQ, u, one);
+    Value plain = arith::OrIOp::create(
+        b, loc_, arith::CmpFOp::create(b, loc_, P::OEQ, u, inf),
+        arith::CmpFOp::create(b, loc_, P::ULE, u, arith::SubFOp::create(b, loc_, one, one)));
+    r = arith::SelectOp::create(b, loc_, plain, math::LogOp::create(b, loc_, u), r);
+    return arith::SelectOp::create(b, loc_, is_one, x, r);
+  }
+  // erf(-0) = -0: the float32 approximation returned +0.
+  Value zero_passes(OpBuilder& b, Value x, Value r) {
+    Value zero = arith::ConstantOp::create(b, loc_, b.getFloatAttr(x.getType(), 0.0));
+    Value z = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OEQ, x, zero);
+    return arith::SelectOp::create(b, loc_, z, x, r);
+  }
+
   Value fconst(OpBuilder& b, Dtype t, double v) {
     return arith::ConstantOp::create(b, loc_, b.getFloatAttr(elem(t), v));
   }
@@ -267,8 +313,12 @@ class Lowering {
             arith::SubIOp::create(b, loc_, iconst(b, ct, 0), x[0]), x[0]);
       case OpKind::Exp: return nan_passes(b, x[0], math::ExpOp::create(b, loc_, x[0]));
       case OpKind::Log: return math::LogOp::create(b, loc_, x[0]);
-      case OpKind::Log1p: return math::Log1pOp::create(b, loc_, x[0]);
-      case OpKind::Expm1: return nan_passes(b, x[0], math::ExpM1Op::create(b, loc_, x[0]));
+      case OpKind::Log1p:
+        if (ct == kFloat64) return accurate_log1p(b, x[0]);
+        return math::Log1pOp::create(b, loc_, x[0]);
+      case OpKind::Expm1:
+        if (ct == kFloat64) return accurate_expm1(b, x[0]);
+        return nan_passes(b, x[0], math::ExpM1Op::create(b, loc_, x[0]));
       case OpKind::Sqrt: return math::SqrtOp::create(b, loc_, x[0]);
       case OpKind::Rsqrt:
         return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0), math::SqrtOp::create(b, loc_, x[0]));
@@ -287,7 +337,7 @@ class Lowering {
           return arith::SelectOp::create(b, loc_, lt0, fconst(b, ct, 0.0), x[0]);
         }
         return arith::MaxSIOp::create(b, loc_, x[0], iconst(b, ct, 0));
-      case OpKind::Erf: return math::ErfOp::create(b, loc_, x[0]);
+      case OpKind::Erf: return zero_passes(b, x[0], math::ErfOp::create(b, loc_, x[0]));
       case OpKind::Sign: {
         Value pos = fl ? Value(arith::CmpFOp::create(b, loc_, P::OGT, x[0], fconst(b, ct, 0)))
                        : Value(arith::CmpIOp::create(b, loc_, Q::sgt, x[0], iconst(b, ct, 0)));
