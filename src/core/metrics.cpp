@@ -79,8 +79,8 @@ std::string report() {
     auto pct = [&](double p) {
       return s.empty() ? 0.0 : static_cast<double>(s[static_cast<size_t>(p * (s.size() - 1))]);
     };
-    out += "  " + k + ": count=" + std::to_string(t.count) + " total=" +
-           fmt_ms(static_cast<double>(t.total_ns)) + " median=" + fmt_ms(pct(0.5)) +
+    out += "  " + k + ": count=" + std::to_string(t.count) +
+           " total=" + fmt_ms(static_cast<double>(t.total_ns)) + " median=" + fmt_ms(pct(0.5)) +
            " p90=" + fmt_ms(pct(0.9)) + "\n";
   }
   return out;
@@ -90,8 +90,7 @@ namespace {
 // LT_METRICS=1: print the report when the process exits.
 const bool g_report_at_exit = [] {
   const char* e = std::getenv("LT_METRICS");
-  if (e && std::string(e) == "1")
-    std::atexit([] { std::fprintf(stderr, "%s", report().c_str()); });
+  if (e && std::string(e) == "1") std::atexit([] { std::fprintf(stderr, "%s", report().c_str()); });
   return true;
 }();
 }  // namespace
@@ -100,6 +99,14 @@ void reset() {
   std::lock_guard<std::mutex> g(reg().mu);
   reg().counters.clear();
   reg().timers.clear();
+}
+
+bool debug_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("LT_DEBUG");
+    return e && *e && std::string(e) != "0";
+  }();
+  return on;
 }
 
 }  // namespace lt::metrics_impl

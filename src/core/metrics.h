@@ -29,4 +29,7 @@ class ScopedTimer {
   std::chrono::steady_clock::time_point t0_;
 };
 
+// LT_DEBUG set (and not "0"): the library explains its choices on stderr. Read once.
+bool debug_enabled();
+
 }  // namespace lt::metrics_impl

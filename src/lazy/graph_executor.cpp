@@ -76,14 +76,6 @@ CompileCache& cache() {
   return *c;
 }
 
-bool debug_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("LT_DEBUG");
-    return e && *e && std::string(e) != "0";
-  }();
-  return on;
-}
-
 void explain_miss(const ir::Graph& g, const std::vector<std::string>& sig) {
   const CacheEntry* near = cache().nearest(sig);
   std::string why;
@@ -205,7 +197,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
     M::add("CachedCompile");
   } else {
     std::vector<std::string> sig = ir::input_signature(g);
-    if (debug_enabled()) explain_miss(g, sig);
+    if (M::debug_enabled()) explain_miss(g, sig);
     M::add("UncachedCompile");
     {
       M::ScopedTimer t("CompileTime");

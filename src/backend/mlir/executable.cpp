@@ -16,8 +16,8 @@
 #include "backend/mlir/matmul_codegen.h"
 #include "backend/plan_node.h"
 #include "core/metrics.h"
-#include "core/shape.h"
 #include "core/parallel.h"
+#include "core/shape.h"
 #include "core/tensor_impl.h"
 #include "eager/executor.h"
 #include "eager/kernels.h"
@@ -36,14 +36,6 @@ struct MatmulTrial {
   int runs = 0;
   double best_gen = 1e300, best_lib = 1e300;
 };
-
-bool debug_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("LT_DEBUG");
-    return e && *e && std::string(e) != "0";
-  }();
-  return on;
-}
 
 struct Desc {
   std::vector<int64_t> words;  // allocated, aligned, offset, sizes..., strides...
@@ -204,7 +196,7 @@ class MlirExecutable : public Executable {
       const bool keep = t->best_gen < t->best_lib;
       t->decided.store(keep ? 1 : 0, std::memory_order_release);
       M::add(keep ? "CodegenMatmulTrialKept" : "CodegenMatmulTrialDropped");
-      if (debug_on()) {
+      if (M::debug_enabled()) {
         const OpMeta& a = nodes_[s.node].meta;
         std::fprintf(stderr,
                      "lazytensor: matmul to %s in its step: generated %.4f ms vs OpenBLAS %.4f "

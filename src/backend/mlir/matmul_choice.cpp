@@ -14,6 +14,7 @@
 #include "backend/mlir/matmul_codegen.h"
 #include "backend/mlir/target.h"
 #include "core/metrics.h"
+#include "ops/registry.h"
 
 namespace lt::backend {
 namespace {
@@ -22,11 +23,6 @@ double time_ms(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();
   f();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-bool debug() {
-  const char* e = std::getenv("LT_DEBUG");
-  return e && *e && std::string(e) != "0";
 }
 
 }  // namespace
@@ -74,7 +70,7 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
                 flops / tg * 1e-6, tb, flops / tb * 1e-6);
   *why = buf;
   metrics_impl::add(wins ? "CodegenMatmulChosen" : "CodegenMatmulDeclined");
-  if (debug()) {
+  if (metrics_impl::debug_enabled()) {
     const CpuTarget& t = host_target();
     const RegisterTile reg = matmul_register_tile(t);
     std::fprintf(stderr, "lazytensor: matmul %ldx%ldx%ld on %s, %ldx%ld register tile: %s -> %s\n",
@@ -82,6 +78,35 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
                  buf, wins ? "generated kernel" : "OpenBLAS");
   }
   return wins;
+}
+
+// Library matmuls whose shape the generated kernel takes (matmul_codegen.h) run it instead of
+// OpenBLAS where it was faster when timed on this host (matmul_choice.cpp): 1.5-2x faster on a
+// Zen 5 with AVX-512, slower on an AVX2-only Zen 3 (docs/ARCHITECTURE.md, "Matmul: BLAS or
+// generated code"). Float32, B 2-d (A's batch dims fold into rows). LT_MLIR_MATMUL=blas keeps
+// OpenBLAS for all of them, =codegen the kernel wherever it fits.
+LibraryKernels matmul_kernels(const Schedule& s) {
+  static const bool on = matmul_policy() != MatmulPolicy::kBlas;
+  LibraryKernels ks;
+  if (!on) return ks;
+  for (const Schedule::Step& st : s.steps) {
+    if (st.kind != Schedule::Kind::Library || st.node->op != OpKind::Matmul) continue;
+    const ir::Node* n = st.node;
+    const OpMeta& a = n->operands[0]->meta;
+    const OpMeta& b = n->operands[1]->meta;
+    if (n->meta.dtype != kFloat32 || a.dtype != kFloat32 || b.dtype != kFloat32 ||
+        b.sizes.size() != 2 || a.sizes.size() < 2)
+      continue;
+    const int64_t k = a.sizes[a.sizes.size() - 1], m = b.sizes[1];
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < a.sizes.size(); ++d) rows *= a.sizes[d];
+    if (b.sizes[0] != k || !codegen_matmul_fits(rows, m, k)) continue;
+    std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, k);
+    if (!c->run || !c->chosen) continue;  // OpenBLAS was faster on this host
+    ks[n] = c->run;                       // holds the compiled code
+    metrics_impl::add("CodegenMatmulSteps");
+  }
+  return ks;
 }
 
 }  // namespace lt::backend

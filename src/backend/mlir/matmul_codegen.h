@@ -9,6 +9,9 @@
 #include <memory>
 #include <string>
 
+#include "backend/mlir/executable.h"
+#include "backend/mlir/partition.h"
+
 namespace lt::backend {
 
 struct CodegenMatmul {
@@ -46,5 +49,9 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
 // thread count; under LT_CACHE_DIR kept as a note beside the kernel, so a later process on the
 // same CPU and features reads it instead of timing again: CodegenMatmulChoiceCached).
 std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k);
+
+// The schedule's library matmuls that run a generated kernel (matmul_choice.cpp): float32, B
+// 2-d, a shape the kernel fits and whose kernel beat OpenBLAS on this host.
+LibraryKernels matmul_kernels(const Schedule& s);
 
 }  // namespace lt::backend

@@ -20,6 +20,7 @@
 #include "backend/backend.h"
 #include "backend/mlir/disk_cache.h"
 #include "backend/mlir/executable.h"
+#include "backend/mlir/math_lowering.h"
 #include "backend/mlir/matmul_codegen.h"
 #include "backend/mlir/mlir_runtime.h"
 #include "backend/mlir/parallel_loops.h"
@@ -154,61 +155,6 @@ class Lowering {
     return arith::TruncIOp::create(b, loc_, t, v);
   }
 
-  // x is NaN ? x : r. MLIR's exp approximation converts its scaled argument with fptosi, which
-  // is poison for NaN; when canonicalization had folded the argument to a NaN constant (softmax
-  // of a 0-d inf: inf - inf), LLVM folded the poison into an arbitrary value (the fuzzer saw
-  // 43.29 where eager gives NaN). The select keeps NaN without reaching the poisoned arm.
-  Value nan_passes(OpBuilder& b, Value x, Value r) {
-    if (!isa<FloatType>(x.getType())) return r;
-    Value nan = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::UNO, x, x);
-    return arith::SelectOp::create(b, loc_, nan, x, r);
-  }
-
-  // float64 expm1 / log1p: MLIR lowers them as exp(x) - 1 and log(1 + x), which lose every
-  // digit for tiny x (expm1(-1e-30) gave 0; the fuzzer found expm1(-0) = +0). Kahan's and
-  // Goldberg's corrections are accurate to a few ulp given exp and log: with u = exp(x),
-  // expm1 = u == 1 ? x : (u - 1) x / log(u) (u == 0: -1; u = inf: inf); with u = 1 + x,
-  // log1p = u == 1 ? x : log(u) x / (u - 1). Both keep -0. float32 takes MLIR's approximations,
-  // which handle tiny arguments.
-  Value accurate_expm1(OpBuilder& b, Value x) {
-    using P = arith::CmpFPredicate;
-    Value one = arith::ConstantOp::create(b, loc_, b.getFloatAttr(x.getType(), 1.0));
-    Value u = math::ExpOp::create(b, loc_, x);
-    Value um1 = arith::SubFOp::create(b, loc_, u, one);
-    Value r = arith::DivFOp::create(b, loc_, arith::MulFOp::create(b, loc_, um1, x),
-                                    math::LogOp::create(b, loc_, u));
-    Value is_one = arith::CmpFOp::create(b, loc_, P::OEQ, u, one);
-    // u - 1 == -1 (u == 0) or u infinite: u - 1 itself.
-    Value inf = arith::ConstantOp::create(
-        b, loc_, b.getFloatAttr(x.getType(), std::numeric_limits<double>::infinity()));
-    Value big = arith::CmpFOp::create(b, loc_, P::OEQ, u, inf);
-    Value zero_u = arith::CmpFOp::create(b, loc_, P::OEQ, u, arith::SubFOp::create(b, loc_, one, one));
-    r = arith::SelectOp::create(b, loc_, arith::OrIOp::create(b, loc_, big, zero_u), um1, r);
-    return nan_passes(b, x, arith::SelectOp::create(b, loc_, is_one, x, r));
-  }
-  Value accurate_log1p(OpBuilder& b, Value x) {
-    using P = arith::CmpFPredicate;
-    Value one = arith::ConstantOp::create(b, loc_, b.getFloatAttr(x.getType(), 1.0));
-    Value u = arith::AddFOp::create(b, loc_, x, one);
-    Value um1 = arith::SubFOp::create(b, loc_, u, one);
-    Value r = arith::DivFOp::create(b, loc_, arith::MulFOp::create(b, loc_, math::LogOp::create(b, loc_, u), x), um1);
-    Value inf = arith::ConstantOp::create(
-        b, loc_, b.getFloatAttr(x.getType(), std::numeric_limits<double>::infinity()));
-    // u == 1: x (tiny and signed zeros); u infinite or u <= 0: log(u) (inf, -inf, NaN).
-    Value is_one = arith::CmpFOp::create(b, loc_, P::OEQ, u, one);
-    Value plain = arith::OrIOp::create(
-        b, loc_, arith::CmpFOp::create(b, loc_, P::OEQ, u, inf),
-        arith::CmpFOp::create(b, loc_, P::ULE, u, arith::SubFOp::create(b, loc_, one, one)));
-    r = arith::SelectOp::create(b, loc_, plain, math::LogOp::create(b, loc_, u), r);
-    return arith::SelectOp::create(b, loc_, is_one, x, r);
-  }
-  // erf(-0) = -0: the float32 approximation returned +0.
-  Value zero_passes(OpBuilder& b, Value x, Value r) {
-    Value zero = arith::ConstantOp::create(b, loc_, b.getFloatAttr(x.getType(), 0.0));
-    Value z = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OEQ, x, zero);
-    return arith::SelectOp::create(b, loc_, z, x, r);
-  }
-
   Value fconst(OpBuilder& b, Dtype t, double v) {
     return arith::ConstantOp::create(b, loc_, b.getFloatAttr(elem(t), v));
   }
@@ -311,14 +257,14 @@ class Lowering {
         return arith::SelectOp::create(
             b, loc_, arith::CmpIOp::create(b, loc_, Q::slt, x[0], iconst(b, ct, 0)),
             arith::SubIOp::create(b, loc_, iconst(b, ct, 0), x[0]), x[0]);
-      case OpKind::Exp: return nan_passes(b, x[0], math::ExpOp::create(b, loc_, x[0]));
+      case OpKind::Exp: return nan_passes(b, loc_, x[0], math::ExpOp::create(b, loc_, x[0]));
       case OpKind::Log: return math::LogOp::create(b, loc_, x[0]);
       case OpKind::Log1p:
-        if (ct == kFloat64) return accurate_log1p(b, x[0]);
+        if (ct == kFloat64) return accurate_log1p(b, loc_, x[0]);
         return math::Log1pOp::create(b, loc_, x[0]);
       case OpKind::Expm1:
-        if (ct == kFloat64) return accurate_expm1(b, x[0]);
-        return nan_passes(b, x[0], math::ExpM1Op::create(b, loc_, x[0]));
+        if (ct == kFloat64) return accurate_expm1(b, loc_, x[0]);
+        return nan_passes(b, loc_, x[0], math::ExpM1Op::create(b, loc_, x[0]));
       case OpKind::Sqrt: return math::SqrtOp::create(b, loc_, x[0]);
       case OpKind::Rsqrt:
         return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0), math::SqrtOp::create(b, loc_, x[0]));
@@ -327,7 +273,7 @@ class Lowering {
       case OpKind::Tanh: return math::TanhOp::create(b, loc_, x[0]);
       case OpKind::Sigmoid: {
         Value n = arith::NegFOp::create(b, loc_, x[0]);
-        Value e = nan_passes(b, n, math::ExpOp::create(b, loc_, n));
+        Value e = nan_passes(b, loc_, n, math::ExpOp::create(b, loc_, n));
         return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0),
                                      arith::AddFOp::create(b, loc_, fconst(b, ct, 1.0), e));
       }
@@ -337,7 +283,7 @@ class Lowering {
           return arith::SelectOp::create(b, loc_, lt0, fconst(b, ct, 0.0), x[0]);
         }
         return arith::MaxSIOp::create(b, loc_, x[0], iconst(b, ct, 0));
-      case OpKind::Erf: return zero_passes(b, x[0], math::ErfOp::create(b, loc_, x[0]));
+      case OpKind::Erf: return zero_passes(b, loc_, x[0], math::ErfOp::create(b, loc_, x[0]));
       case OpKind::Sign: {
         Value pos = fl ? Value(arith::CmpFOp::create(b, loc_, P::OGT, x[0], fconst(b, ct, 0)))
                        : Value(arith::CmpIOp::create(b, loc_, Q::sgt, x[0], iconst(b, ct, 0)));
@@ -577,21 +523,6 @@ class Lowering {
 };
 
 // Builds func @c<k>(inputs as tensors, outputs as memrefs) for one cluster.
-// LT_MLIR_DISABLE_LOWERING=op1,op2 (registry names): a test-only switch that makes the lowering
-// turn those ops down, as if their case were missing.
-bool lowering_disabled(OpKind op) {
-  static const std::vector<bool> off = [] {
-    std::vector<bool> v(kNumOps, false);
-    const char* e = std::getenv("LT_MLIR_DISABLE_LOWERING");
-    std::stringstream ss(e ? e : "");
-    for (std::string name; std::getline(ss, name, ',');)
-      for (int k = 0; k < kNumOps; ++k)
-        if (name == op_name(static_cast<OpKind>(k))) v[k] = true;
-    return v;
-  }();
-  return off[static_cast<size_t>(op)];
-}
-
 // Builds func @c<k>; false if a node has no lowering (`*failed`: that node, when known).
 bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const std::string& name,
                    const ir::Node** failed) {
@@ -650,35 +581,6 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
   return true;
 }
 
-// Library matmuls whose shape the generated kernel takes (matmul_codegen.h) run it instead of
-// OpenBLAS where it was faster when timed on this host (matmul_choice.cpp): 1.5-2x faster on a
-// Zen 5 with AVX-512, slower on an AVX2-only Zen 3 (docs/ARCHITECTURE.md, "Matmul: BLAS or
-// generated code"). Float32, B 2-d (A's batch dims fold into rows). LT_MLIR_MATMUL=blas keeps
-// OpenBLAS for all of them, =codegen the kernel wherever it fits.
-LibraryKernels matmul_kernels(const Schedule& s) {
-  static const bool on = matmul_policy() != MatmulPolicy::kBlas;
-  LibraryKernels ks;
-  if (!on) return ks;
-  for (const Schedule::Step& st : s.steps) {
-    if (st.kind != Schedule::Kind::Library || st.node->op != OpKind::Matmul) continue;
-    const ir::Node* n = st.node;
-    const OpMeta& a = n->operands[0]->meta;
-    const OpMeta& b = n->operands[1]->meta;
-    if (n->meta.dtype != kFloat32 || a.dtype != kFloat32 || b.dtype != kFloat32 ||
-        b.sizes.size() != 2 || a.sizes.size() < 2)
-      continue;
-    const int64_t k = a.sizes[a.sizes.size() - 1], m = b.sizes[1];
-    int64_t rows = 1;
-    for (size_t d = 0; d + 1 < a.sizes.size(); ++d) rows *= a.sizes[d];
-    if (b.sizes[0] != k || !codegen_matmul_fits(rows, m, k)) continue;
-    std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, k);
-    if (!c->run || !c->chosen) continue;  // OpenBLAS was faster on this host
-    ks[n] = c->run;  // holds the compiled code
-    M::add("CodegenMatmulSteps");
-  }
-  return ks;
-}
-
 class MlirBackend : public Backend {
  public:
   const char* name() const override { return "mlir"; }
@@ -716,7 +618,7 @@ class MlirBackend : public Backend {
       if (built || !failed || is_unlowered(failed->op)) break;
       mark_unlowered(failed->op);
       M::add(std::string("MlirUnlowered::") + op_name(failed->op));
-      if (const char* d = std::getenv("LT_DEBUG"); d && *d && std::string(d) != "0")
+      if (M::debug_enabled())
         std::fprintf(stderr, "lazytensor: MLIR does not lower %s; it runs as a library step\n",
                      op_name(failed->op));
       s = partition(g);

@@ -23,6 +23,7 @@
 
 #include "backend/mlir/disk_cache.h"
 #include "backend/mlir/target.h"
+#include "core/metrics.h"
 #include "core/parallel.h"
 
 namespace lt::backend {
@@ -124,8 +125,7 @@ int64_t par_threshold() {
       threshold = measure_par_threshold(threads, &why);
       if (!dir.empty()) disk_cache::store_note(dir, key, std::to_string(threshold) + " " + why);
     }
-    const char* dbg = std::getenv("LT_DEBUG");
-    if (dbg && *dbg && std::string(dbg) != "0")
+    if (metrics_impl::debug_enabled())
       std::fprintf(stderr, "lazytensor: compiled loops use threads from %lld iterations (%s)\n",
                    static_cast<long long>(threshold), why.c_str());
     return threshold;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <functional>
 #include <queue>
+#include <sstream>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -29,6 +31,21 @@ std::atomic<bool> g_unlowered[kNumOps];
 void mark_unlowered(OpKind op) { g_unlowered[static_cast<int>(op)].store(true); }
 bool is_unlowered(OpKind op) {
   return g_unlowered[static_cast<int>(op)].load(std::memory_order_relaxed);
+}
+
+// LT_MLIR_DISABLE_LOWERING=op1,op2 (registry names): a test-only switch that makes the lowering
+// turn those ops down, as if their case were missing.
+bool lowering_disabled(OpKind op) {
+  static const std::vector<bool> off = [] {
+    std::vector<bool> v(kNumOps, false);
+    const char* e = std::getenv("LT_MLIR_DISABLE_LOWERING");
+    std::stringstream ss(e ? e : "");
+    for (std::string name; std::getline(ss, name, ',');)
+      for (int k = 0; k < kNumOps; ++k)
+        if (name == op_name(static_cast<OpKind>(k))) v[k] = true;
+    return v;
+  }();
+  return off[static_cast<size_t>(op)];
 }
 
 bool is_fusible(const ir::Node* n) {

@@ -15,6 +15,9 @@ bool is_fusible(const ir::Node* n);
 // they are library steps (the eager kernel) inside otherwise compiled graphs, not fusible.
 void mark_unlowered(OpKind op);
 bool is_unlowered(OpKind op);
+// LT_MLIR_DISABLE_LOWERING=op1,op2 (registry names), test-only: the lowering turns these down
+// as if their case were missing, which exercises the path above.
+bool lowering_disabled(OpKind op);
 
 struct Cluster {
   std::vector<const ir::Node*> nodes;    // topological order
