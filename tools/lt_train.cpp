@@ -257,8 +257,9 @@ int launch(const Args& a, char** argv) {
   // a graph is compiled by the first rank that misses it, and the others wait and load it.
   std::string own_cache;
   if (!std::getenv("LT_CACHE_DIR")) {
-    char tmpl[] = "/tmp/lt-train-cache-XXXXXX";
-    if (mkdtemp(tmpl)) own_cache = tmpl;
+    std::error_code ec;
+    std::string tmpl = (std::filesystem::temp_directory_path(ec) / "lt-train-cache-XXXXXX").string();
+    if (!ec && mkdtemp(tmpl.data())) own_cache = tmpl;
   }
   std::fflush(nullptr);
   std::vector<pid_t> pids;
