@@ -46,8 +46,7 @@ Tensor detached(const Tensor& t);     // a new handle on the same data without h
 
 // Gradients of one node's inputs given the gradient of its output (undefined = no gradient).
 std::vector<Tensor> apply_formula(const GradFn& fn, const Tensor& grad);
-// Which values a formula reads: input i (0..2) or the output (3).
-bool formula_reads(OpKind op, int which);
-bool differentiable(OpKind op);
+// Which values a formula reads, and whether an op has one: the gradient column of ops.def
+// (formula_reads, differentiable in ops/registry.h).
 
 }  // namespace lt::autograd

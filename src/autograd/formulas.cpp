@@ -42,43 +42,6 @@ Tensor slice_scatter(const Tensor& base, const Tensor& src, const OpAttrs& a);
 
 }  // namespace
 
-bool differentiable(OpKind op) {
-  switch (op) {
-    case K::Sign: case K::Floor: case K::Ceil: case K::Round: case K::LogicalNot:
-    case K::Eq: case K::Ne: case K::Lt: case K::Le: case K::Gt: case K::Ge:
-    case K::LogicalAnd: case K::LogicalOr: case K::Argmax: case K::Argmin:
-    case K::Scalar: case K::Iota: case K::Uniform: case K::Normal: case K::RandomInt:
-    case K::AllReduce:  // like torch.distributed.all_reduce: the result carries no history
-      return false;
-    default:
-      return true;
-  }
-}
-
-bool formula_reads(OpKind op, int which) {
-  const bool in0 = which == 0, in1 = which == 1, out = which == 3;
-  switch (op) {
-    case K::Mul: case K::Div: case K::Maximum: case K::Minimum: case K::Matmul:
-      return in0 || in1;
-    case K::Pow: return in0 || in1 || out;
-    case K::Where: return in0;
-    case K::Abs: case K::Log: case K::Log1p: case K::Sin: case K::Cos: case K::Erf:
-    case K::Relu:
-      return in0;
-    case K::Exp: case K::Expm1: case K::Sqrt: case K::Rsqrt: case K::Tanh: case K::Sigmoid:
-    case K::Reciprocal:
-      return out;
-    case K::Prod: return in0;
-    case K::Amax: case K::Amin: return in0 || out;
-    case K::Conv2d: return in0 || in1;
-    case K::MaxPool2d: return in0;
-    case K::MaxPool2dGrad: return in1;
-    case K::Gather: case K::IndexSelect: case K::ScatterAdd: return in1;
-    case K::Conv2dGradInput: case K::Conv2dGradWeight: return in0 || in1;
-    default: return false;
-  }
-}
-
 std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
   const std::vector<Tensor>& s = f.saved;
   const OpAttrs& a = f.attrs;

@@ -58,9 +58,4 @@ std::vector<Tensor> op_inputs(const PlanNode& n, const std::vector<Tensor>& valu
   return in;
 }
 
-bool is_view_op(OpKind op) {
-  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
-         op == OpKind::Slice;
-}
-
 }  // namespace lt::backend

@@ -29,8 +29,6 @@ Tensor leaf_value(const PlanNode& n, const RunArgs& args);
 std::vector<Tensor> op_inputs(const PlanNode& n, const std::vector<Tensor>& values,
                               OpAttrs* attrs);
 
-bool is_view_op(OpKind op);
-
 // Per value, the value whose buffer it lives in: a view op's result shares its source's.
 std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes);
 

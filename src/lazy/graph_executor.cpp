@@ -122,7 +122,7 @@ bool may_fail(const ir::Graph& g) {
       continue;
     const ir::Node* i = n->operands[1].get();
     while (i->kind == ir::NodeKind::Op && i->n_operands == 1 &&
-           (backend::is_view_op(i->op) || i->op == OpKind::Copy))
+           (is_view_op(i->op) || i->op == OpKind::Copy))
       i = i->operands[0].get();
     if (i->kind != ir::NodeKind::Data) return true;
   }

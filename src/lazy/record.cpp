@@ -22,11 +22,6 @@
 namespace lt::lazy {
 namespace {
 
-bool is_view_op(OpKind op) {
-  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
-         op == OpKind::Slice;
-}
-
 // Ops that LT_FORCE_FALLBACK sends to the eager kernels (a table: checked on every op).
 bool forced_fallback(OpKind op) {
   static const std::array<bool, kNumOps> forced = [] {

@@ -50,15 +50,22 @@ int64_t window_out(int64_t span, int64_t window, int64_t stride) {
 OpMeta unary(OpKind op, const Tensor& x, const OpAttrs& a) {
   OpMeta m{Dims(x.sizes()), x.dtype(), x.dtype()};
   const char* name = op_name(op);
-  if (op == OpKind::Cast) {
-    m.dtype = a.dtype;
-  } else if (op == OpKind::LogicalNot) {
-    m.dtype = kBool;
-  } else if (is_float_unary(op)) {
-    if (!is_floating(x.dtype())) m.dtype = m.compute = kFloat32;
-  } else if (op == OpKind::Neg || op == OpKind::Sign || op == OpKind::Relu) {
-    LT_CHECK(x.dtype() != kBool, name, ": not supported for bool tensors (shape ",
-             shape_str(x.sizes()), "); use logical_not or cast first");
+  switch (op_dtype_rule(op)) {
+    case DtypeRule::AttrDtype:
+      m.dtype = a.dtype;
+      break;
+    case DtypeRule::ToBool:
+      m.dtype = kBool;
+      break;
+    case DtypeRule::Float:
+      if (!is_floating(x.dtype())) m.dtype = m.compute = kFloat32;
+      break;
+    case DtypeRule::SameNoBool:
+      LT_CHECK(x.dtype() != kBool, name, ": not supported for bool tensors (shape ",
+               shape_str(x.sizes()), "); use logical_not or cast first");
+      break;
+    default:
+      break;
   }
   return m;
 }
@@ -76,15 +83,23 @@ OpMeta binary(OpKind op, ArrayRef<Tensor> in) {
     m.compute = result_type(in);
   }
   m.dtype = m.compute;
-  if (is_compare(op) || is_logical(op)) {
-    m.dtype = kBool;
-  } else if (op == OpKind::Div && !is_floating(m.compute)) {
-    m.dtype = m.compute = kFloat32;
-  } else if (op == OpKind::Sub && m.compute == kBool) {
-    throw_error("sub: subtracting bool tensors (shapes ", shapes_of(in),
-                ") is not supported; use logical_xor or logical_not");
-  } else if (op == OpKind::Pow && m.compute == kBool) {
-    m.dtype = m.compute = kInt64;
+  switch (op_dtype_rule(op)) {
+    case DtypeRule::ToBool:
+      m.dtype = kBool;
+      break;
+    case DtypeRule::PromoteFloat:
+      if (!is_floating(m.compute)) m.dtype = m.compute = kFloat32;
+      break;
+    case DtypeRule::PromoteNoBool:
+      if (m.compute == kBool)
+        throw_error(name, ": bool tensors (shapes ", shapes_of(in),
+                    ") are not supported; use logical_xor or logical_not");
+      break;
+    case DtypeRule::PromotePow:
+      if (m.compute == kBool) m.dtype = m.compute = kInt64;
+      break;
+    default:
+      break;
   }
   return m;
 }
@@ -92,7 +107,8 @@ OpMeta binary(OpKind op, ArrayRef<Tensor> in) {
 OpMeta reduction(OpKind op, const Tensor& x, const OpAttrs& a) {
   const char* name = op_name(op);
   OpMeta m;
-  if (op == OpKind::Argmax || op == OpKind::Argmin) {
+  const DtypeRule rule = op_dtype_rule(op);
+  if (rule == DtypeRule::Int64) {  // argmax/argmin
     LT_CHECK(x.dtype() != kBool, name, ": not supported for bool tensors");
     int64_t d = a.ints.empty() ? 0 : a.ints[0];
     LT_CHECK(x.dim() == 0 || x.size(d) > 0, name, ": cannot take the ", name,
@@ -103,7 +119,7 @@ OpMeta reduction(OpKind op, const Tensor& x, const OpAttrs& a) {
     return m;
   }
   m.sizes = reduced_sizes(x.sizes(), a.ints, a.flag);
-  if (op == OpKind::Amax || op == OpKind::Amin) {
+  if (rule == DtypeRule::Same) {  // amax/amin: a value of the input
     for (int64_t d : a.ints)
       LT_CHECK(x.size(d) > 0, name, ": cannot reduce over a zero-size dimension (shape ",
                shape_str(x.sizes()), ", dim ", d, ")");
@@ -125,8 +141,8 @@ OpMeta movement(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
       m.sizes = a.ints;
       break;
     case OpKind::Permute: {
-      LT_CHECK(static_cast<int64_t>(a.ints.size()) == nd, "permute: got ", a.ints.size(),
-               " dims ", shape_str(a.ints), " for a tensor of shape ", shape_str(x.sizes()));
+      LT_CHECK(static_cast<int64_t>(a.ints.size()) == nd, "permute: got ", a.ints.size(), " dims ",
+               shape_str(a.ints), " for a tensor of shape ", shape_str(x.sizes()));
       std::vector<bool> seen(nd, false);
       for (int64_t d : a.ints) {
         LT_CHECK(d >= 0 && d < nd && !seen[d], "permute: dims ", shape_str(a.ints),
@@ -149,8 +165,8 @@ OpMeta movement(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
         }
         int64_t have = x.size(i - off);
         if (want == -1) want = m.sizes[i] = have;
-        LT_CHECK(want == have || have == 1, "expand: cannot expand ", shape_str(x.sizes()),
-                 " to ", shape_str(a.ints), " (dim ", i, ": ", have, " -> ", want, ")");
+        LT_CHECK(want == have || have == 1, "expand: cannot expand ", shape_str(x.sizes()), " to ",
+                 shape_str(a.ints), " (dim ", i, ": ", have, " -> ", want, ")");
       }
       break;
     }
@@ -191,8 +207,8 @@ OpMeta movement(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     }
     case OpKind::Pad: {
       LT_CHECK(a.ints.size() % 2 == 0 && static_cast<int64_t>(a.ints.size()) <= 2 * nd,
-               "pad: padding ", shape_str(a.ints), " must have an even length of at most ",
-               2 * nd, " for a tensor of shape ", shape_str(x.sizes()));
+               "pad: padding ", shape_str(a.ints), " must have an even length of at most ", 2 * nd,
+               " for a tensor of shape ", shape_str(x.sizes()));
       m.sizes = Dims(x.sizes());
       for (size_t k = 0; k < a.ints.size() / 2; ++k) {
         int64_t d = nd - 1 - static_cast<int64_t>(k);
@@ -258,16 +274,16 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
              dtype_name(w.dtype()));
     LT_CHECK(g >= 1 && x.size(1) % g == 0 && w.size(0) % g == 0, "conv2d: groups ", g,
              " must divide input channels ", x.size(1), " and output channels ", w.size(0));
-    LT_CHECK(w.size(1) * g == x.size(1), "conv2d: input ", shape_str(x.sizes()), " has ",
-             x.size(1), " channels but weight ", shape_str(w.sizes()), " expects ",
-             w.size(1) * g, " (", w.size(1), " x groups ", g, ")");
+    LT_CHECK(w.size(1) * g == x.size(1), "conv2d: input ", shape_str(x.sizes()), " has ", x.size(1),
+             " channels but weight ", shape_str(w.sizes()), " expects ", w.size(1) * g, " (",
+             w.size(1), " x groups ", g, ")");
     if (in.size() > 2 && in[2].defined())
       LT_CHECK(in[2].dim() == 1 && in[2].size(0) == w.size(0), "conv2d: bias of shape ",
                shape_str(in[2].sizes()), " does not match ", w.size(0), " output channels");
     int64_t oh = window_out(x.size(2) + 2 * a.ints[2], a.ints[4] * (w.size(2) - 1) + 1, a.ints[0]);
     int64_t ow = window_out(x.size(3) + 2 * a.ints[3], a.ints[5] * (w.size(3) - 1) + 1, a.ints[1]);
-    LT_CHECK(oh > 0 && ow > 0, "conv2d: kernel ", shape_str(w.sizes()), " is larger than the padded input ",
-             shape_str(x.sizes()));
+    LT_CHECK(oh > 0 && ow > 0, "conv2d: kernel ", shape_str(w.sizes()),
+             " is larger than the padded input ", shape_str(x.sizes()));
     m.sizes = {x.size(0), w.size(0), oh, ow};
     return m;
   }
@@ -275,9 +291,8 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   for (int j = 0; j < 2; ++j) {
     LT_CHECK(a.ints[j] > 0 && a.ints[2 + j] > 0, name, ": kernel ", a.ints[0], "x", a.ints[1],
              " and stride ", a.ints[2], "x", a.ints[3], " must be positive");
-    LT_CHECK(a.ints[4 + j] >= 0 && a.ints[4 + j] * 2 <= a.ints[j], name, ": padding ",
-             a.ints[4], "x", a.ints[5], " must be at most half the kernel ", a.ints[0], "x",
-             a.ints[1]);
+    LT_CHECK(a.ints[4 + j] >= 0 && a.ints[4 + j] * 2 <= a.ints[j], name, ": padding ", a.ints[4],
+             "x", a.ints[5], " must be at most half the kernel ", a.ints[0], "x", a.ints[1]);
   }
   int64_t oh = window_out(x.size(2) + 2 * a.ints[4], a.ints[0], a.ints[2]);
   int64_t ow = window_out(x.size(3) + 2 * a.ints[5], a.ints[1], a.ints[3]);

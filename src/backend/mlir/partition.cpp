@@ -18,10 +18,8 @@ namespace lt::backend {
 namespace {
 constexpr size_t kMaxClusterNodes = 512;
 
-bool is_view_like(OpKind op) {
-  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
-         op == OpKind::Slice || op == OpKind::Copy;
-}
+// The movement ops the lowering writes as index maps or copies.
+bool is_view_like(OpKind op) { return op_category(op) == OpCategory::Movement && is_fused_op(op); }
 }  // namespace
 
 namespace {
@@ -49,37 +47,24 @@ bool lowering_disabled(OpKind op) {
 }
 
 bool is_fusible(const ir::Node* n) {
-  if (n->kind != ir::NodeKind::Op) return false;
-  if (is_unlowered(n->op)) return false;
+  // The table's Fused column (argmax/argmin, contractions, indexing, creation and collectives
+  // are library steps), less the ops found unlowered in this process.
+  if (n->kind != ir::NodeKind::Op || !is_fused_op(n->op) || is_unlowered(n->op)) return false;
   // Empty tensors: nothing to compute, and linalg rejects maps over empty loop ranges.
   if (numel_of(n->meta.sizes) == 0) return false;
   for (uint32_t i = 0; i < n->n_operands; ++i)
     if (numel_of(n->operands[i]->meta.sizes) == 0) return false;
-  switch (op_category(n->op)) {
-    case OpCategory::EwUnary:
-    case OpCategory::EwTernary:
-      return true;
-    case OpCategory::EwBinary:
-      return n->op != OpKind::Pow || is_floating(n->meta.compute);
-    case OpCategory::Reduction: {
-      // Reductions fuse with their elementwise producers and consumers (LT_MLIR_FUSE_REDUCTIONS=0
-      // makes them library steps, for comparison).
-      static const bool fuse = [] {
-        const char* e = std::getenv("LT_MLIR_FUSE_REDUCTIONS");
-        return !(e && *e == '0');
-      }();
-      // argmax/argmin have no lowering (an index-carrying reduction): library steps.
-      return fuse && n->op != OpKind::Argmax && n->op != OpKind::Argmin;
-    }
-    case OpCategory::Movement:
-      return is_view_like(n->op);
-    case OpCategory::Collective:
-      // AllReduce talks to the other ranks: a library step (the eager kernel calls the process
-      // group), run in schedule order, which is the same on every rank for the same program.
-      return false;
-    default:
-      return false;
+  if (n->op == OpKind::Pow) return is_floating(n->meta.compute);  // integer pow: the kernel
+  if (op_category(n->op) == OpCategory::Reduction) {
+    // Reductions fuse with their elementwise producers and consumers (LT_MLIR_FUSE_REDUCTIONS=0
+    // makes them library steps, for comparison).
+    static const bool fuse = [] {
+      const char* e = std::getenv("LT_MLIR_FUSE_REDUCTIONS");
+      return !(e && *e == '0');
+    }();
+    return fuse;
   }
+  return true;
 }
 
 namespace {
@@ -176,7 +161,7 @@ Schedule partition(const ir::Graph& g) {
   std::function<bool(const ir::Node*)> library_view = [&](const ir::Node* n) {
     auto it = library_view_memo.find(n);
     if (it != library_view_memo.end()) return it->second;
-    bool r = is_view_like(n->op) && n->op != OpKind::Copy && !roots.count(n) && !users[n].empty();
+    bool r = is_view_op(n->op) && !roots.count(n) && !users[n].empty();
     for (const ir::Node* u : users[n]) r = r && (!is_fusible(u) || library_view(u));
     return library_view_memo[n] = r;
   };
