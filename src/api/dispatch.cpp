@@ -9,6 +9,7 @@
 #include "core/tensor_impl.h"
 #include "eager/executor.h"
 #include "eager/kernels.h"
+#include "ops/attrs.h"
 #include "ops/autograd_hooks.h"
 
 namespace lt {
@@ -82,8 +83,8 @@ Tensor call_on(Device d, OpKind op, const OpAttrs& a) {
 Tensor scalar_of(const Scalar& s, Dtype t, Device d) {
   OpAttrs a;
   a.dtype = t;
-  a.f = s.to_double();
-  a.i[0] = s.is_floating() ? static_cast<int64_t>(s.to_double()) : s.to_int();
+  ScalarAttrs{s.to_double(), s.is_floating() ? static_cast<int64_t>(s.to_double()) : s.to_int()}
+      .write(&a);
   return call_on(d, OpKind::Scalar, a);
 }
 

@@ -7,6 +7,7 @@
 #include "core/shape.h"
 #include "core/tensor_impl.h"
 #include "eager/tensor_util.h"
+#include "ops/attrs.h"
 
 namespace lt {
 namespace {
@@ -27,10 +28,7 @@ Tensor random_op(const char* name, OpKind op, IntList sizes, const TensorOptions
   OpAttrs a;
   a.ints = sizes;
   a.dtype = dtype;
-  a.i[0] = static_cast<int64_t>(seed);
-  a.i[1] = static_cast<int64_t>(offset);
-  a.i[2] = low;
-  a.i[3] = high;
+  RandomAttrs{static_cast<int64_t>(seed), static_cast<int64_t>(offset), low, high}.write(&a);
   return call_on(o.device(), op, a);
 }
 

@@ -6,6 +6,7 @@
 #include "api/dispatch.h"
 #include "core/check.h"
 #include "core/shape.h"
+#include "ops/attrs.h"
 
 namespace lt {
 namespace {
@@ -27,8 +28,7 @@ Tensor pool(K op, const Tensor& x, IntList kernel, IntList stride, IntList paddi
   Dims k = pair_of(kernel, name, "kernel_size");
   Dims s = pair_of(stride, name, "stride", k);
   Dims p = pair_of(padding, name, "padding");
-  OpAttrs a;
-  a.ints = {k[0], k[1], s[0], s[1], p[0], p[1]};
+  const OpAttrs a = PoolAttrs{k[0], k[1], s[0], s[1], p[0], p[1]}.attrs();
   if (x.dim() == 3) return call(op, {x.unsqueeze(0)}, a).squeeze(0);
   return call(op, {x}, a);
 }
@@ -83,9 +83,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
   LT_CHECK(s[0] > 0 && s[1] > 0 && d[0] > 0 && d[1] > 0 && p[0] >= 0 && p[1] >= 0,
            "conv2d: stride ", shape_str(s), " and dilation ", shape_str(d),
            " must be positive and padding ", shape_str(p), " non-negative");
-  OpAttrs a;
-  a.ints = {s[0], s[1], p[0], p[1], d[0], d[1]};
-  a.i[0] = groups;
+  const OpAttrs a = ConvAttrs{s[0], s[1], p[0], p[1], d[0], d[1], groups}.attrs();
   Tensor xb = x.dim() == 3 ? x.unsqueeze(0) : x;
   Tensor y = b.defined() ? call(K::Conv2d, {xb, w, b}, a) : call(K::Conv2d, {xb, w}, a);
   return x.dim() == 3 ? y.squeeze(0) : y;
@@ -245,38 +243,35 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   return matmul(p, v);
 }
 
+namespace {
+// params: {stride_h, stride_w, pad_h, pad_w, dil_h, dil_w} (conv2d's order).
+ConvAttrs conv_attrs(IntList p, int64_t groups, int64_t h, int64_t w) {
+  LT_CHECK(p.size() == 6, "conv2d backward: expected 6 conv parameters, got ", p.size());
+  return {p[0], p[1], p[2], p[3], p[4], p[5], groups, h, w};
+}
+// params: {kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w} (the pooling order).
+PoolAttrs pool_attrs(IntList p, int64_t h, int64_t w) {
+  LT_CHECK(p.size() == 6, "pool2d backward: expected 6 pooling parameters, got ", p.size());
+  return {p[0], p[1], p[2], p[3], p[4], p[5], h, w};
+}
+}  // namespace
+
 Tensor conv2d_grad_input(const Tensor& g, const Tensor& w, IntList params, int64_t groups,
                          int64_t in_h, int64_t in_w) {
-  OpAttrs a;
-  a.ints = params;
-  a.i[0] = groups;
-  a.i[1] = in_h;
-  a.i[2] = in_w;
-  return call(K::Conv2dGradInput, {g, w}, a);
+  return call(K::Conv2dGradInput, {g, w}, conv_attrs(params, groups, in_h, in_w).attrs());
 }
 
 Tensor conv2d_grad_weight(const Tensor& g, const Tensor& x, IntList params, int64_t groups,
                           int64_t k_h, int64_t k_w) {
-  OpAttrs a;
-  a.ints = params;
-  a.i[0] = groups;
-  a.i[1] = k_h;
-  a.i[2] = k_w;
-  return call(K::Conv2dGradWeight, {g, x}, a);
+  return call(K::Conv2dGradWeight, {g, x}, conv_attrs(params, groups, k_h, k_w).attrs());
 }
 
 Tensor max_pool2d_grad(const Tensor& g, const Tensor& x, IntList params) {
-  OpAttrs a;
-  a.ints = params;
-  return call(K::MaxPool2dGrad, {g, x}, a);
+  return call(K::MaxPool2dGrad, {g, x}, pool_attrs(params, 0, 0).attrs());
 }
 
 Tensor avg_pool2d_grad(const Tensor& g, IntList params, int64_t in_h, int64_t in_w) {
-  OpAttrs a;
-  a.ints = params;
-  a.i[1] = in_h;
-  a.i[2] = in_w;
-  return call(K::AvgPool2dGrad, {g}, a);
+  return call(K::AvgPool2dGrad, {g}, pool_attrs(params, in_h, in_w).attrs());
 }
 
 }  // namespace lt

@@ -6,30 +6,24 @@
 #include "api/dispatch.h"
 #include "core/check.h"
 #include "core/shape.h"
+#include "ops/attrs.h"
 
 namespace lt {
 namespace {
 using K = OpKind;
 
 Tensor reduce(K op, const Tensor& t, IntList dims, bool keepdim) {
-  OpAttrs a;
-  a.ints = reduce_dims(dims, t.dim(), op_name(op));
-  a.flag = keepdim;
-  a.dtype = (op == K::Sum || op == K::Prod) && !is_floating(t.dtype()) ? kInt64 : t.dtype();
-  return call(op, {t}, a);
+  ReduceAttrs a{reduce_dims(dims, t.dim(), op_name(op)), keepdim, t.dtype()};
+  if (op_dtype_rule(op) == DtypeRule::AttrDtype && !is_floating(t.dtype())) a.dtype = kInt64;
+  return call(op, {t}, a.attrs());
 }
 
 Tensor arg(K op, const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
-  OpAttrs a;
-  a.flag = keepdim;
   if (!dim) {
     LT_CHECK(t.numel() > 0, op_name(op), ": cannot take the ", op_name(op), " of an empty tensor");
-    a.ints = {0};
-    a.flag = false;
-    return call(op, {t.reshape({-1})}, a);
+    return call(op, {t.reshape({-1})}, ReduceAttrs{{0}, false}.attrs());
   }
-  a.ints = {wrap_dim(*dim, t.dim(), op_name(op))};
-  return call(op, {t}, a);
+  return call(op, {t}, ReduceAttrs{{wrap_dim(*dim, t.dim(), op_name(op))}, keepdim}.attrs());
 }
 
 int64_t count_of(const Tensor& t, IntList dims) {

@@ -7,6 +7,7 @@
 #include "core/shape.h"
 #include "core/tensor_impl.h"
 #include "eager/kernels.h"
+#include "ops/attrs.h"
 #include "ops/autograd_hooks.h"
 
 namespace lt {
@@ -19,17 +20,10 @@ Tensor reshape_to(const Tensor& t, IntList sizes) {
   return call(K::Reshape, {t}, a);
 }
 Tensor slice_raw(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  OpAttrs a;
-  a.i[0] = dim;
-  a.i[1] = start;
-  a.i[2] = end;
-  a.i[3] = step;
-  return call(K::Slice, {t}, a);
+  return call(K::Slice, {t}, SliceAttrs{dim, start, end, step}.attrs());
 }
 Tensor with_dim(const Tensor& t, K op, int64_t dim, ArrayRef<Tensor> in) {
-  OpAttrs a;
-  a.i[0] = dim;
-  return call(op, in, a);
+  return call(op, in, DimAttrs{dim}.attrs());
 }
 }  // namespace
 
@@ -239,19 +233,12 @@ Tensor slice_scatter(const Tensor& base, const Tensor& src, int64_t d, int64_t s
   auto norm = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
   start = norm(start);
   end = std::max(start, norm(end));
-  OpAttrs a;
-  a.i[0] = d;
-  a.i[1] = start;
-  a.i[2] = end;
-  a.i[3] = step;
-  return call(K::SliceScatter, {base, src.dtype() == base.dtype() ? src : src.to(base.dtype())}, a);
+  return call(K::SliceScatter, {base, src.dtype() == base.dtype() ? src : src.to(base.dtype())},
+              SliceAttrs{d, start, end, step}.attrs());
 }
 
 Tensor pad(const Tensor& t, IntList pads, double value) {
-  OpAttrs a;
-  a.ints = pads;
-  a.f = value;
-  return call(K::Pad, {t}, a);
+  return call(K::Pad, {t}, PadAttrs{Dims(pads), value}.attrs());
 }
 
 Tensor& Tensor::copy_(const Tensor& src_in) {

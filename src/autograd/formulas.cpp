@@ -6,6 +6,7 @@
 #include "autograd/autograd.h"
 #include "core/check.h"
 #include "lt/ops.h"
+#include "ops/attrs.h"
 
 namespace lt::autograd {
 namespace {
@@ -26,15 +27,17 @@ Tensor as_dtype(const Tensor& g, Dtype t) { return g.dtype() == t ? g : g.to(t);
 
 // The reduced output's gradient broadcast back over the input (reinserting dropped dims).
 Tensor unreduce(const Tensor& g, const GradFn& f) {
-  if (f.attrs.flag || f.in_sizes[0].size() == f.out_sizes.size()) return g.expand(f.in_sizes[0]);
+  const ReduceAttrs r = ReduceAttrs::of(f.attrs);
+  if (r.keepdim || f.in_sizes[0].size() == f.out_sizes.size()) return g.expand(f.in_sizes[0]);
   Dims keep = f.in_sizes[0];
-  for (int64_t d : f.attrs.ints) keep[d] = 1;
+  for (int64_t d : r.dims) keep[d] = 1;
   return g.reshape(keep).expand(f.in_sizes[0]);
 }
 Tensor unreduce_out(const GradFn& f) {  // the saved output, shaped to broadcast against x
-  if (f.attrs.flag || f.in_sizes[0].size() == f.out_sizes.size()) return f.out;
+  const ReduceAttrs r = ReduceAttrs::of(f.attrs);
+  if (r.keepdim || f.in_sizes[0].size() == f.out_sizes.size()) return f.out;
   Dims keep = f.in_sizes[0];
-  for (int64_t d : f.attrs.ints) keep[d] = 1;
+  for (int64_t d : r.dims) keep[d] = 1;
   return f.out.reshape(keep);
 }
 
@@ -100,7 +103,7 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
     case K::Amax:
     case K::Amin: {  // evenly among the elements that attain the extreme
       Tensor mask = (s[0] == unreduce_out(f)).to(g.dtype());
-      Tensor count = mask.sum(IntList(a.ints), true);
+      Tensor count = mask.sum(IntList(ReduceAttrs::of(a).dims), true);
       return {unreduce(g, f) * mask / count};
     }
     // ---- movement
@@ -112,22 +115,26 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
     }
     case K::Expand: return {sum_to(g, f.in_sizes[0])};
     case K::Slice: return {slice_scatter(zeros(f.in_sizes[0], g.options()), g, a)};
-    case K::SliceScatter: return {slice_scatter(g, zeros_like(g.slice(a.i[0], a.i[1], a.i[2], a.i[3])), a),
-                                  g.slice(a.i[0], a.i[1], a.i[2], a.i[3])};
+    case K::SliceScatter: {
+      const SliceAttrs sl = SliceAttrs::of(a);
+      Tensor part = g.slice(sl.dim, sl.start, sl.end, sl.step);
+      return {slice_scatter(g, zeros_like(part), a), part};
+    }
     case K::Copy: return {g};
     case K::Cat: {
       std::vector<Tensor> r;
       int64_t off = 0;
+      const int64_t d = DimAttrs::of(a).dim;
       for (size_t i = 0; i < f.in_sizes.size(); ++i) {
-        int64_t n = f.in_sizes[i][a.i[0]];
-        r.push_back(as_dtype(g.narrow(a.i[0], off, n), in_dtype(i)));
+        int64_t n = f.in_sizes[i][d];
+        r.push_back(as_dtype(g.narrow(d, off, n), in_dtype(i)));
         off += n;
       }
       return r;
     }
     case K::Pad: {
       Dims neg;
-      for (int64_t p : a.ints) neg.push_back(-p);
+      for (int64_t p : PadAttrs::of(a).pads) neg.push_back(-p);
       return {pad(g, neg)};
     }
     // ---- contractions
@@ -163,19 +170,22 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
     case K::Conv2d: {
       const Tensor &x = s[0], &w = s[1];
       std::vector<Tensor> r(3);
-      r[0] = conv2d_grad_input(g, w, a.ints, a.i[0], x.size(2), x.size(3));
-      r[1] = conv2d_grad_weight(g, x, a.ints, a.i[0], w.size(2), w.size(3));
+      const ConvAttrs c = ConvAttrs::of(a);
+      r[0] = conv2d_grad_input(g, w, c.params(), c.groups, x.size(2), x.size(3));
+      r[1] = conv2d_grad_weight(g, x, c.params(), c.groups, w.size(2), w.size(3));
       if (f.in_sizes.size() > 2) r[2] = g.sum({0, 2, 3});
       return r;
     }
-    case K::MaxPool2d: return {max_pool2d_grad(g, s[0], a.ints)};
-    case K::AvgPool2d: return {avg_pool2d_grad(g, a.ints, f.in_sizes[0][2], f.in_sizes[0][3])};
+    case K::MaxPool2d: return {max_pool2d_grad(g, s[0], PoolAttrs::of(a).params())};
+    case K::AvgPool2d:
+      return {avg_pool2d_grad(g, PoolAttrs::of(a).params(), f.in_sizes[0][2], f.in_sizes[0][3])};
     // ---- indexing
-    case K::Gather: return {zeros(f.in_sizes[0], g.options()).scatter_add(a.i[0], s[1], g)};
-    case K::ScatterAdd: return {g, Tensor(), g.gather(a.i[0], s[1])};
+    case K::Gather:
+      return {zeros(f.in_sizes[0], g.options()).scatter_add(DimAttrs::of(a).dim, s[1], g)};
+    case K::ScatterAdd: return {g, Tensor(), g.gather(DimAttrs::of(a).dim, s[1])};
     case K::IndexSelect: {
       Dims shape(g.dim(), 1);
-      int64_t d = a.i[0];
+      const int64_t d = DimAttrs::of(a).dim;
       if (g.dim() > 0) shape[d] = g.size(d);
       Tensor idx = s[1].reshape(g.dim() > 0 ? IntList(shape) : IntList()).expand(g.sizes());
       return {zeros(f.in_sizes[0], g.options()).scatter_add(d, idx, g)};
@@ -187,7 +197,8 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
 
 namespace {
 Tensor slice_scatter(const Tensor& base, const Tensor& src, const OpAttrs& a) {
-  return lt::slice_scatter(base, src, a.i[0], a.i[1], a.i[2], a.i[3]);
+  const SliceAttrs s = SliceAttrs::of(a);
+  return lt::slice_scatter(base, src, s.dim, s.start, s.end, s.step);
 }
 }  // namespace
 

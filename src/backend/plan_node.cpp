@@ -51,8 +51,10 @@ std::vector<Tensor> op_inputs(const PlanNode& n, const std::vector<Tensor>& valu
   for (int32_t a : n.args) in.push_back(values[a]);
   *attrs = n.attrs;
   if (op_category(n.op) == OpCategory::Random) {
-    attrs->i[0] = in.at(0).item<int64_t>();
-    attrs->i[1] = in.at(1).item<int64_t>();
+    RandomAttrs r = RandomAttrs::of(*attrs);
+    r.seed = in.at(0).item<int64_t>();
+    r.offset = in.at(1).item<int64_t>();
+    r.write(attrs);
     in.clear();
   }
   return in;

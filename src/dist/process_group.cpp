@@ -36,6 +36,7 @@
 #include "dist/tcp_store.h"
 #include "lt/dist.h"
 #include "lt/ops.h"
+#include "ops/attrs.h"
 #include "ops/dist_hooks.h"
 
 namespace lt::dist {
@@ -402,10 +403,7 @@ void all_reduce(Tensor& t, ReduceOp op) {
   LT_CHECK(t.defined(), "lt::dist::all_reduce: undefined tensor");
   // On the lazy device this records an AllReduce node (run at the barrier as a library step,
   // in graph order); on cpu it runs now. Both reach the process group via hook_all_reduce.
-  OpAttrs a;
-  a.i[0] = static_cast<int64_t>(op);
-  a.i[1] = 0;
-  inplace(OpKind::AllReduce, t, {t}, a);
+  inplace(OpKind::AllReduce, t, {t}, AllReduceAttrs{static_cast<int64_t>(op), 0}.attrs());
 }
 
 void all_reduce_coalesced(std::vector<Tensor>& ts, ReduceOp op) {

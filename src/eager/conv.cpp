@@ -22,8 +22,8 @@ struct ConvGeom {
 };
 
 ConvGeom geom(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
-              IntList p) {
-  return {C, H, W, KH, KW, OH, OW, p[0], p[1], p[2], p[3], p[4], p[5]};
+              const ConvAttrs& p) {
+  return {C, H, W, KH, KW, OH, OW, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w};
 }
 
 // cols[K, L] <- the receptive fields of one image-group x[C, H, W] (zero outside).
@@ -82,8 +82,9 @@ bool is_direct(const ConvGeom& g) {
 }
 
 template <typename T>
-void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, IntList p, int64_t groups,
+void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const ConvAttrs& p,
                 const Tensor& out) {
+  const int64_t groups = p.groups;
   Tensor x = xin.contiguous(), w = win.contiguous();
   const int64_t N = x.size(0), C = x.size(1), O = w.size(0);
   const ConvGeom g = geom(C / groups, x.size(2), x.size(3), w.size(2), w.size(3), out.size(2),
@@ -120,8 +121,9 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, IntLis
 
 // dx = conv2d's adjoint in x: cols = w_g^T @ g_ng, scattered back with col2im.
 template <typename T>
-void conv_grad_input_typed(const Tensor& gin, const Tensor& win, IntList p, int64_t groups,
+void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs& p,
                            const Tensor& out) {
+  const int64_t groups = p.groups;
   Tensor go = gin.contiguous(), w = win.contiguous();
   const int64_t N = out.size(0), C = out.size(1), O = w.size(0);
   const ConvGeom g = geom(C / groups, out.size(2), out.size(3), w.size(2), w.size(3), go.size(2),
@@ -147,8 +149,9 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, IntList p, int6
 
 // dw_g += g_ng @ cols(x_ng)^T over the batch.
 template <typename T>
-void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, IntList p, int64_t groups,
+void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttrs& p,
                             const Tensor& out) {
+  const int64_t groups = p.groups;
   Tensor go = gin.contiguous(), x = xin.contiguous();
   const int64_t N = x.size(0), C = x.size(1), O = out.size(0);
   const ConvGeom g = geom(C / groups, x.size(2), x.size(3), out.size(2), out.size(3), go.size(2),
@@ -173,13 +176,14 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, IntList p, int
 }
 
 template <typename T>
-void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, IntList p,
+void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, const PoolAttrs& p,
                      const Tensor& out) {
   Tensor go = gin.contiguous();
   Tensor x = is_max ? xin.contiguous() : Tensor();
   const int64_t NC = out.size(0) * out.size(1), H = out.size(2), W = out.size(3);
   const int64_t OH = go.size(2), OW = go.size(3);
-  const int64_t kh = p[0], kw = p[1], sh = p[2], sw = p[3], ph = p[4], pw = p[5];
+  const int64_t kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, ph = p.pad_h,
+                pw = p.pad_w;
   const T* pg = static_cast<const T*>(go.raw_data_ptr());
   const T* px = is_max ? static_cast<const T*>(x.raw_data_ptr()) : nullptr;
   T* po = static_cast<T*>(out.raw_data_ptr());
@@ -215,11 +219,12 @@ void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, IntList 
 }
 
 template <typename T>
-void pool_typed(bool is_max, const Tensor& xin, IntList p, const Tensor& out) {
+void pool_typed(bool is_max, const Tensor& xin, const PoolAttrs& p, const Tensor& out) {
   Tensor x = xin.contiguous();
   const int64_t NC = x.size(0) * x.size(1), H = x.size(2), W = x.size(3);
   const int64_t OH = out.size(2), OW = out.size(3);
-  const int64_t kh = p[0], kw = p[1], sh = p[2], sw = p[3], ph = p[4], pw = p[5];
+  const int64_t kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, ph = p.pad_h,
+                pw = p.pad_w;
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   T* po = static_cast<T*>(out.raw_data_ptr());
   parallel_for(NC, 8, [&](int64_t b, int64_t e) {
@@ -245,39 +250,38 @@ void pool_typed(bool is_max, const Tensor& xin, IntList p, const Tensor& out) {
 
 }  // namespace
 
-void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, IntList params,
-                   int64_t groups, const Tensor& out) {
+void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, const ConvAttrs& c,
+                   const Tensor& out) {
   if (out.numel() == 0) return;
   if (x.size(1) == 0) {
     fill_kernel(out, 0, 0);
     if (b.defined()) copy_into(out, out + b.reshape({1, -1, 1, 1}));
     return;
   }
-  LT_DISPATCH_FLOAT(x.dtype(), T, conv_typed<T>(x, w, b, params, groups, out));
+  LT_DISPATCH_FLOAT(x.dtype(), T, conv_typed<T>(x, w, b, c, out));
 }
 
-void pool2d_kernel(OpKind op, const Tensor& x, IntList params, const Tensor& out) {
+void pool2d_kernel(OpKind op, const Tensor& x, const PoolAttrs& p, const Tensor& out) {
   if (out.numel() == 0) return;
-  LT_DISPATCH_FLOAT(x.dtype(), T, pool_typed<T>(op == OpKind::MaxPool2d, x, params, out));
+  LT_DISPATCH_FLOAT(x.dtype(), T, pool_typed<T>(op == OpKind::MaxPool2d, x, p, out));
 }
 
-void conv2d_grad_input_kernel(const Tensor& g, const Tensor& w, IntList params, int64_t groups,
+void conv2d_grad_input_kernel(const Tensor& g, const Tensor& w, const ConvAttrs& c,
                               const Tensor& out) {
   if (out.numel() == 0) return;
-  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_input_typed<T>(g, w, params, groups, out));
+  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_input_typed<T>(g, w, c, out));
 }
 
-void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, IntList params, int64_t groups,
+void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, const ConvAttrs& c,
                                const Tensor& out) {
   if (out.numel() == 0) return;
-  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_weight_typed<T>(g, x, params, groups, out));
+  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_weight_typed<T>(g, x, c, out));
 }
 
-void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, IntList params,
+void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, const PoolAttrs& p,
                         const Tensor& out) {
   if (out.numel() == 0) return;
-  LT_DISPATCH_FLOAT(g.dtype(), T,
-                    pool_grad_typed<T>(op == OpKind::MaxPool2dGrad, g, x, params, out));
+  LT_DISPATCH_FLOAT(g.dtype(), T, pool_grad_typed<T>(op == OpKind::MaxPool2dGrad, g, x, p, out));
 }
 
 }  // namespace lt

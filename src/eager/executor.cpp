@@ -4,6 +4,7 @@
 #include "core/shape.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
+#include "ops/attrs.h"
 #include "ops/dist_hooks.h"
 
 namespace lt {
@@ -40,9 +41,9 @@ Tensor view_op(OpKind op, const Tensor& x, const OpAttrs& a, const OpMeta& m) {
     }
     case OpKind::Slice: {
       Dims st = xi.strides;
-      int64_t d = a.i[0];
-      int64_t off = xi.offset + (m.sizes[d] > 0 ? a.i[1] * st[d] : 0);
-      st[d] *= a.i[3];
+      const SliceAttrs s = SliceAttrs::of(a);
+      int64_t off = xi.offset + (m.sizes[s.dim] > 0 ? s.start * st[s.dim] : 0);
+      st[s.dim] *= s.step;
       return make_view(x, m.sizes, st, off);
     }
     default:
@@ -91,12 +92,13 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
     case OpCategory::EwTernary:
       eager_execute_into(op, in, a, m, out);
       break;
-    case OpCategory::Reduction:
-      if (op == OpKind::Argmax || op == OpKind::Argmin)
-        arg_reduce_kernel(op, in[0], a.ints.empty() ? 0 : a.ints[0], out);
+    case OpCategory::Reduction: {
+      const ReduceAttrs r = ReduceAttrs::of(a);
+      if (op_dtype_rule(op) == DtypeRule::Int64)  // argmax/argmin
+        arg_reduce_kernel(op, in[0], r.dims.empty() ? 0 : r.dims[0], out);
       else
-        reduce_kernel(op, cast_to(in[0], m.compute), a.ints, out);
-      break;
+        reduce_kernel(op, cast_to(in[0], m.compute), r.dims, out);
+    } break;
     case OpCategory::Movement:
       if (op == OpKind::Copy) {
         copy_into(out, in[0]);
@@ -105,46 +107,47 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
         copy_into(view_op(OpKind::Slice, out, a, infer_meta(OpKind::Slice, {out}, a)), in[1]);
       }
       else if (op == OpKind::Cat)
-        cat_kernel(in, a.i[0], out);
+        cat_kernel(in, DimAttrs::of(a).dim, out);
       else if (op == OpKind::Pad)
-        pad_kernel(in[0], a.ints, a.f, out);
+        pad_kernel(in[0], PadAttrs::of(a).pads, PadAttrs::of(a).value, out);
       break;
     case OpCategory::Contraction:
       if (op == OpKind::Matmul)
         matmul_kernel(in[0], in[1], out);
       else if (op == OpKind::Conv2d)
-        conv2d_kernel(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), a.ints, a.i[0], out);
+        conv2d_kernel(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), ConvAttrs::of(a), out);
       else if (op == OpKind::Conv2dGradInput)
-        conv2d_grad_input_kernel(in[0], in[1], a.ints, a.i[0], out);
+        conv2d_grad_input_kernel(in[0], in[1], ConvAttrs::of(a), out);
       else if (op == OpKind::Conv2dGradWeight)
-        conv2d_grad_weight_kernel(in[0], in[1], a.ints, a.i[0], out);
+        conv2d_grad_weight_kernel(in[0], in[1], ConvAttrs::of(a), out);
       else if (op == OpKind::MaxPool2dGrad || op == OpKind::AvgPool2dGrad)
-        pool2d_grad_kernel(op, in[0], in.size() > 1 ? in[1] : Tensor(), a.ints, out);
+        pool2d_grad_kernel(op, in[0], in.size() > 1 ? in[1] : Tensor(), PoolAttrs::of(a), out);
       else
-        pool2d_kernel(op, in[0], a.ints, out);
+        pool2d_kernel(op, in[0], PoolAttrs::of(a), out);
       break;
     case OpCategory::Indexing:
       if (op == OpKind::Gather)
-        gather_kernel(in[0], a.i[0], in[1], out);
+        gather_kernel(in[0], DimAttrs::of(a).dim, in[1], out);
       else if (op == OpKind::ScatterAdd)
-        scatter_add_kernel(in[0], a.i[0], in[1], in[2], out);
+        scatter_add_kernel(in[0], DimAttrs::of(a).dim, in[1], in[2], out);
       else
-        index_select_kernel(in[0], a.i[0], in[1], out);
+        index_select_kernel(in[0], DimAttrs::of(a).dim, in[1], out);
       break;
     case OpCategory::Creation:
       if (op == OpKind::Scalar)
-        fill_kernel(out, a.f, a.i[0]);
+        fill_kernel(out, ScalarAttrs::of(a).value, ScalarAttrs::of(a).int_value);
       else
         iota_kernel(out);
       break;
-    case OpCategory::Random:
-      random_kernel(op, static_cast<uint64_t>(a.i[0]), static_cast<uint64_t>(a.i[1]), a.i[2],
-                    a.i[3], out);
-      break;
+    case OpCategory::Random: {
+      const RandomAttrs r = RandomAttrs::of(a);
+      random_kernel(op, static_cast<uint64_t>(r.seed), static_cast<uint64_t>(r.offset), r.low,
+                    r.high, out);
+    } break;
     case OpCategory::Collective:  // AllReduce: the process group reduces a fresh copy in place
       copy_into(out, in[0]);
       LT_CHECK(dist_hooks().all_reduce, op_name(op), ": no process group layer is loaded");
-      dist_hooks().all_reduce(out, a.i[0], a.i[1]);
+      dist_hooks().all_reduce(out, AllReduceAttrs::of(a).op, AllReduceAttrs::of(a).group);
       break;
   }
   return out;

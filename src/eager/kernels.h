@@ -3,6 +3,7 @@
 // compute dtype unless a kernel says otherwise.
 #pragma once
 #include "lt/tensor.h"
+#include "ops/attrs.h"
 #include "ops/registry.h"
 
 namespace lt {
@@ -23,15 +24,15 @@ void cat_kernel(ArrayRef<Tensor> in, int64_t dim, const Tensor& out);
 void pad_kernel(const Tensor& x, IntList pads, double value, const Tensor& out);
 
 void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out);
-void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, IntList params,
-                   int64_t groups, const Tensor& out);
-void pool2d_kernel(OpKind op, const Tensor& x, IntList params, const Tensor& out);
-void conv2d_grad_input_kernel(const Tensor& g, const Tensor& w, IntList params, int64_t groups,
+void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, const ConvAttrs& c,
+                   const Tensor& out);
+void pool2d_kernel(OpKind op, const Tensor& x, const PoolAttrs& p, const Tensor& out);
+void conv2d_grad_input_kernel(const Tensor& g, const Tensor& w, const ConvAttrs& c,
                               const Tensor& out);
-void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, IntList params, int64_t groups,
+void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, const ConvAttrs& c,
                                const Tensor& out);
 // MaxPool2dGrad reads x to find each window's maximum; AvgPool2dGrad passes x undefined.
-void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, IntList params,
+void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, const PoolAttrs& p,
                         const Tensor& out);
 
 // Throws the kernel's out-of-range error if an index of gather/scatter_add/index_select (op)

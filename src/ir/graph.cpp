@@ -6,6 +6,7 @@
 
 #include "core/shape.h"
 #include "core/tensor_impl.h"
+#include "ops/attrs.h"
 #include "ops/dist_hooks.h"
 
 namespace lt::ir {
@@ -42,29 +43,43 @@ std::string value_str(const Node* n) {
 std::string attr_str(const Node* n) {
   const OpAttrs& a = n->attrs;
   switch (op_category(n->op)) {
-    case OpCategory::Reduction:
-      return ", dims=" + list(a.ints) + (a.flag ? ", keepdim=1" : "");
+    case OpCategory::Reduction: {
+      const ReduceAttrs r = ReduceAttrs::of(a);
+      return ", dims=" + list(r.dims) + (r.keepdim ? ", keepdim=1" : "");
+    }
     case OpCategory::Movement:
       switch (n->op) {
         case OpKind::Reshape: case OpKind::Expand: return ", size=" + list(a.ints);
         case OpKind::Permute: return ", dims=" + list(a.ints);
-        case OpKind::Slice: case OpKind::SliceScatter:
-          return ", dim=" + std::to_string(a.i[0]) + ", start=" + std::to_string(a.i[1]) +
-                 ", end=" + std::to_string(a.i[2]) + ", step=" + std::to_string(a.i[3]);
-        case OpKind::Cat: return ", dim=" + std::to_string(a.i[0]);
-        case OpKind::Pad: return ", pad=" + list(a.ints) + ", value=" + std::to_string(a.f);
+        case OpKind::Slice: case OpKind::SliceScatter: {
+          const SliceAttrs s = SliceAttrs::of(a);
+          return ", dim=" + std::to_string(s.dim) + ", start=" + std::to_string(s.start) +
+                 ", end=" + std::to_string(s.end) + ", step=" + std::to_string(s.step);
+        }
+        case OpKind::Cat: return ", dim=" + std::to_string(DimAttrs::of(a).dim);
+        case OpKind::Pad: {
+          const PadAttrs p = PadAttrs::of(a);
+          return ", pad=" + list(p.pads) + ", value=" + std::to_string(p.value);
+        }
         default: return "";
       }
     case OpCategory::Contraction:
-      return n->op == OpKind::Matmul ? "" : ", params=" + list(a.ints) +
-             (n->op == OpKind::Conv2d ? ", groups=" + std::to_string(a.i[0]) : "");
-    case OpCategory::Indexing: return ", dim=" + std::to_string(a.i[0]);
+      switch (n->op) {
+        case OpKind::Matmul: return "";
+        case OpKind::Conv2d: case OpKind::Conv2dGradInput: case OpKind::Conv2dGradWeight: {
+          const ConvAttrs c = ConvAttrs::of(a);
+          return ", params=" + list(c.params()) + ", groups=" + std::to_string(c.groups);
+        }
+        default: return ", params=" + list(PoolAttrs::of(a).params());
+      }
+    case OpCategory::Indexing: return ", dim=" + std::to_string(DimAttrs::of(a).dim);
     case OpCategory::EwUnary:
       return n->op == OpKind::Cast ? std::string(", dtype=") + dtype_name(a.dtype) : "";
     case OpCategory::Creation:
     case OpCategory::Random: return ", size=" + list(a.ints);
     case OpCategory::Collective:
-      return std::string(", op=") + reduce_code_name(a.i[0]) + ", group=" + std::to_string(a.i[1]);
+      return std::string(", op=") + reduce_code_name(AllReduceAttrs::of(a).op) +
+             ", group=" + std::to_string(AllReduceAttrs::of(a).group);
     default: return "";
   }
 }

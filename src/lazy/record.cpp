@@ -17,6 +17,7 @@
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 #include "lazy/lazy_tensor.h"
+#include "ops/attrs.h"
 #include "ops/lazy_hooks.h"
 
 namespace lt::lazy {
@@ -64,7 +65,8 @@ Dims view_result_strides(OpKind op, const TensorImpl& x, const OpAttrs& a, const
     }
     default: {  // Slice
       Dims st = x.strides;
-      st[a.i[0]] *= a.i[3];
+      const SliceAttrs s = SliceAttrs::of(a);
+      st[s.dim] *= s.step;
       return st;
     }
   }
@@ -121,7 +123,7 @@ Tensor known_tensor_value(const Tensor& t) {
 
 void check_known_index(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   Tensor idx = known_tensor_value(in[1]);
-  if (idx.defined()) check_index_values(op, in[0], a.i[0], idx);
+  if (idx.defined()) check_index_values(op, in[0], DimAttrs::of(a).dim, idx);
 }
 
 // A tensor whose computation failed at a barrier: using it throws that error again. Recording
@@ -152,9 +154,10 @@ Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m
     return make_lazy(ir::make_op(op, m, a, &c, 1), dev);
   }
   if (op == OpKind::Scalar) {
-    bool special = a.f == 0.0 || a.f == 1.0;
-    return make_lazy(special ? ir::make_const(a.dtype, a.f, a.i[0])
-                             : ir::make_param(a.dtype, a.f, a.i[0]),
+    const ScalarAttrs s = ScalarAttrs::of(a);
+    bool special = s.value == 0.0 || s.value == 1.0;
+    return make_lazy(special ? ir::make_const(a.dtype, s.value, s.int_value)
+                             : ir::make_param(a.dtype, s.value, s.int_value),
                      dev);
   }
   if (forced_fallback(op) || !backend::active_backend().supports(op))
@@ -169,12 +172,14 @@ Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m
     std::lock_guard<DeviceMutex> g(device_mutex());
     if (op_category(op) == OpCategory::Random) {
       // Seed and offset are run-time parameters: a new stream position never recompiles.
-      params[0] = ir::make_param(kInt64, static_cast<double>(a.i[0]), a.i[0]);
-      params[1] = ir::make_param(kInt64, static_cast<double>(a.i[1]), a.i[1]);
+      RandomAttrs r = RandomAttrs::of(a);
+      params[0] = ir::make_param(kInt64, static_cast<double>(r.seed), r.seed);
+      params[1] = ir::make_param(kInt64, static_cast<double>(r.offset), r.offset);
       ops[n++] = params[0].get();
       ops[n++] = params[1].get();
       random_attrs = a;
-      random_attrs.i[0] = random_attrs.i[1] = 0;
+      r.seed = r.offset = 0;
+      r.write(&random_attrs);
       attrs = &random_attrs;
     }
     if (in.size() + n > 8) {

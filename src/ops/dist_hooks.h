@@ -7,7 +7,7 @@
 
 namespace lt {
 
-// The reduce op of an AllReduce node (OpAttrs::i[0]); lt::dist::ReduceOp has the same values.
+// The reduce op of an AllReduce node (AllReduceAttrs::op); lt::dist::ReduceOp has the same values.
 enum class ReduceCode : int64_t { Sum, Mean, Max, Min, Product };
 inline constexpr int64_t kNumReduceCodes = 5;
 inline const char* reduce_code_name(int64_t c) {

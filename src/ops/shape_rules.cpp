@@ -5,6 +5,7 @@
 #include "core/check.h"
 #include "core/shape.h"
 #include "core/tensor_impl.h"
+#include "ops/attrs.h"
 #include "ops/dist_hooks.h"
 
 namespace lt {
@@ -104,23 +105,24 @@ OpMeta binary(OpKind op, ArrayRef<Tensor> in) {
   return m;
 }
 
-OpMeta reduction(OpKind op, const Tensor& x, const OpAttrs& a) {
+OpMeta reduction(OpKind op, const Tensor& x, const OpAttrs& attrs) {
   const char* name = op_name(op);
+  const ReduceAttrs a = ReduceAttrs::of(attrs);
   OpMeta m;
   const DtypeRule rule = op_dtype_rule(op);
   if (rule == DtypeRule::Int64) {  // argmax/argmin
     LT_CHECK(x.dtype() != kBool, name, ": not supported for bool tensors");
-    int64_t d = a.ints.empty() ? 0 : a.ints[0];
+    int64_t d = a.dims.empty() ? 0 : a.dims[0];
     LT_CHECK(x.dim() == 0 || x.size(d) > 0, name, ": cannot take the ", name,
              " of an empty dimension (shape ", shape_str(x.sizes()), ", dim ", d, ")");
-    m.sizes = x.dim() == 0 ? Dims() : reduced_sizes(x.sizes(), a.ints, a.flag);
+    m.sizes = x.dim() == 0 ? Dims() : reduced_sizes(x.sizes(), a.dims, a.keepdim);
     m.dtype = kInt64;
     m.compute = x.dtype();
     return m;
   }
-  m.sizes = reduced_sizes(x.sizes(), a.ints, a.flag);
+  m.sizes = reduced_sizes(x.sizes(), a.dims, a.keepdim);
   if (rule == DtypeRule::Same) {  // amax/amin: a value of the input
-    for (int64_t d : a.ints)
+    for (int64_t d : a.dims)
       LT_CHECK(x.size(d) > 0, name, ": cannot reduce over a zero-size dimension (shape ",
                shape_str(x.sizes()), ", dim ", d, ")");
     m.dtype = m.compute = x.dtype();
@@ -172,16 +174,16 @@ OpMeta movement(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     }
     case OpKind::Slice: {
       m.sizes = Dims(x.sizes());
-      int64_t start = a.i[1], end = a.i[2], step = a.i[3];
-      m.sizes[a.i[0]] = end > start ? (end - start + step - 1) / step : 0;
+      const SliceAttrs s = SliceAttrs::of(a);
+      m.sizes[s.dim] = s.end > s.start ? (s.end - s.start + s.step - 1) / s.step : 0;
       break;
     }
     case OpKind::SliceScatter: {
       m.sizes = Dims(x.sizes());
       m.dtype = m.compute = x.dtype();
       Dims want = m.sizes;
-      int64_t start = a.i[1], end = a.i[2], step = a.i[3];
-      want[a.i[0]] = end > start ? (end - start + step - 1) / step : 0;
+      const SliceAttrs s = SliceAttrs::of(a);
+      want[s.dim] = s.end > s.start ? (s.end - s.start + s.step - 1) / s.step : 0;
       LT_CHECK(want == Dims(in[1].sizes()), "slice_scatter: src ", shape_str(in[1].sizes()),
                " does not match the slice shape ", shape_str(want));
       break;
@@ -190,7 +192,7 @@ OpMeta movement(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
       m.sizes = Dims(x.sizes());
       break;
     case OpKind::Cat: {
-      int64_t d = a.i[0];
+      const int64_t d = DimAttrs::of(a).dim;
       m.sizes = Dims(x.sizes());
       m.sizes[d] = 0;
       m.dtype = m.compute = result_type(in);
@@ -206,15 +208,16 @@ OpMeta movement(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
       break;
     }
     case OpKind::Pad: {
-      LT_CHECK(a.ints.size() % 2 == 0 && static_cast<int64_t>(a.ints.size()) <= 2 * nd,
-               "pad: padding ", shape_str(a.ints), " must have an even length of at most ", 2 * nd,
+      const Dims pads = PadAttrs::of(a).pads;
+      LT_CHECK(pads.size() % 2 == 0 && static_cast<int64_t>(pads.size()) <= 2 * nd, "pad: padding ",
+               shape_str(pads), " must have an even length of at most ", 2 * nd,
                " for a tensor of shape ", shape_str(x.sizes()));
       m.sizes = Dims(x.sizes());
-      for (size_t k = 0; k < a.ints.size() / 2; ++k) {
+      for (size_t k = 0; k < pads.size() / 2; ++k) {
         int64_t d = nd - 1 - static_cast<int64_t>(k);
-        m.sizes[d] += a.ints[2 * k] + a.ints[2 * k + 1];
-        LT_CHECK(m.sizes[d] >= 0, "pad: padding ", shape_str(a.ints), " makes dim ", d,
-                 " of shape ", shape_str(x.sizes()), " negative");
+        m.sizes[d] += pads[2 * k] + pads[2 * k + 1];
+        LT_CHECK(m.sizes[d] >= 0, "pad: padding ", shape_str(pads), " makes dim ", d, " of shape ",
+                 shape_str(x.sizes()), " negative");
       }
       break;
     }
@@ -229,18 +232,24 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   OpMeta m{Dims(), x.dtype(), x.dtype()};
   const char* name = op_name(op);
   switch (op) {  // backward primitives: internal, called with shapes autograd derived
-    case OpKind::Conv2dGradInput:
-      m.sizes = {x.size(0), in[1].size(1) * a.i[0], a.i[1], a.i[2]};
+    case OpKind::Conv2dGradInput: {
+      const ConvAttrs c = ConvAttrs::of(a);
+      m.sizes = {x.size(0), in[1].size(1) * c.groups, c.h, c.w};
       return m;
-    case OpKind::Conv2dGradWeight:
-      m.sizes = {x.size(1), in[1].size(1) / a.i[0], a.i[1], a.i[2]};
+    }
+    case OpKind::Conv2dGradWeight: {
+      const ConvAttrs c = ConvAttrs::of(a);
+      m.sizes = {x.size(1), in[1].size(1) / c.groups, c.h, c.w};
       return m;
+    }
     case OpKind::MaxPool2dGrad:
       m.sizes = Dims(in[1].sizes());
       return m;
-    case OpKind::AvgPool2dGrad:
-      m.sizes = {x.size(0), x.size(1), a.i[1], a.i[2]};
+    case OpKind::AvgPool2dGrad: {
+      const PoolAttrs p = PoolAttrs::of(a);
+      m.sizes = {x.size(0), x.size(1), p.h, p.w};
       return m;
+    }
     default:
       break;
   }
@@ -267,7 +276,8 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
            shape_str(x.sizes()));
   if (op == OpKind::Conv2d) {
     const Tensor& w = in[1];
-    int64_t g = a.i[0];
+    const ConvAttrs c = ConvAttrs::of(a);
+    const int64_t g = c.groups;
     LT_CHECK(w.dim() == 4, "conv2d: expected a 4-d weight [O, C/groups, kH, kW], got ",
              shape_str(w.sizes()));
     LT_CHECK(w.dtype() == x.dtype(), "conv2d: input is ", dtype_name(x.dtype()), " but weight is ",
@@ -280,23 +290,23 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     if (in.size() > 2 && in[2].defined())
       LT_CHECK(in[2].dim() == 1 && in[2].size(0) == w.size(0), "conv2d: bias of shape ",
                shape_str(in[2].sizes()), " does not match ", w.size(0), " output channels");
-    int64_t oh = window_out(x.size(2) + 2 * a.ints[2], a.ints[4] * (w.size(2) - 1) + 1, a.ints[0]);
-    int64_t ow = window_out(x.size(3) + 2 * a.ints[3], a.ints[5] * (w.size(3) - 1) + 1, a.ints[1]);
+    int64_t oh = window_out(x.size(2) + 2 * c.pad_h, c.dil_h * (w.size(2) - 1) + 1, c.stride_h);
+    int64_t ow = window_out(x.size(3) + 2 * c.pad_w, c.dil_w * (w.size(3) - 1) + 1, c.stride_w);
     LT_CHECK(oh > 0 && ow > 0, "conv2d: kernel ", shape_str(w.sizes()),
              " is larger than the padded input ", shape_str(x.sizes()));
     m.sizes = {x.size(0), w.size(0), oh, ow};
     return m;
   }
-  // pooling: ints = {kh, kw, sh, sw, ph, pw}
-  for (int j = 0; j < 2; ++j) {
-    LT_CHECK(a.ints[j] > 0 && a.ints[2 + j] > 0, name, ": kernel ", a.ints[0], "x", a.ints[1],
-             " and stride ", a.ints[2], "x", a.ints[3], " must be positive");
-    LT_CHECK(a.ints[4 + j] >= 0 && a.ints[4 + j] * 2 <= a.ints[j], name, ": padding ", a.ints[4],
-             "x", a.ints[5], " must be at most half the kernel ", a.ints[0], "x", a.ints[1]);
-  }
-  int64_t oh = window_out(x.size(2) + 2 * a.ints[4], a.ints[0], a.ints[2]);
-  int64_t ow = window_out(x.size(3) + 2 * a.ints[5], a.ints[1], a.ints[3]);
-  LT_CHECK(oh > 0 && ow > 0, name, ": kernel ", a.ints[0], "x", a.ints[1],
+  const PoolAttrs p = PoolAttrs::of(a);
+  LT_CHECK(p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0, name, ": kernel ",
+           p.kernel_h, "x", p.kernel_w, " and stride ", p.stride_h, "x", p.stride_w,
+           " must be positive");
+  LT_CHECK(p.pad_h >= 0 && p.pad_w >= 0 && p.pad_h * 2 <= p.kernel_h && p.pad_w * 2 <= p.kernel_w,
+           name, ": padding ", p.pad_h, "x", p.pad_w, " must be at most half the kernel ",
+           p.kernel_h, "x", p.kernel_w);
+  int64_t oh = window_out(x.size(2) + 2 * p.pad_h, p.kernel_h, p.stride_h);
+  int64_t ow = window_out(x.size(3) + 2 * p.pad_w, p.kernel_w, p.stride_w);
+  LT_CHECK(oh > 0 && ow > 0, name, ": kernel ", p.kernel_h, "x", p.kernel_w,
            " is larger than the padded input ", shape_str(x.sizes()));
   m.sizes = {x.size(0), x.size(1), oh, ow};
   return m;
@@ -306,7 +316,7 @@ OpMeta indexing(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   const Tensor& x = in[0];
   const Tensor& idx = in[1];
   const char* name = op_name(op);
-  int64_t d = a.i[0];
+  const int64_t d = DimAttrs::of(a).dim;
   OpMeta m{Dims(), x.dtype(), x.dtype()};
   LT_CHECK(idx.dtype() == kInt64 || idx.dtype() == kInt32, name,
            ": expected an int64 or int32 index tensor, got ", dtype_name(idx.dtype()));
@@ -345,8 +355,9 @@ OpMeta collective(OpKind op, const Tensor& x, const OpAttrs& a) {
   LT_CHECK(d == kFloat32 || d == kFloat64 || d == kInt32 || d == kInt64, name,
            ": expected float32, float64, int32 or int64, got ", dtype_name(d), " (shape ",
            shape_str(x.sizes()), ")");
-  LT_CHECK(a.i[0] >= 0 && a.i[0] < kNumReduceCodes, name, ": unknown reduce op ", a.i[0]);
-  LT_CHECK(a.i[0] != static_cast<int64_t>(ReduceCode::Mean) || is_floating(d), name,
+  const int64_t code = AllReduceAttrs::of(a).op;
+  LT_CHECK(code >= 0 && code < kNumReduceCodes, name, ": unknown reduce op ", code);
+  LT_CHECK(code != static_cast<int64_t>(ReduceCode::Mean) || is_floating(d), name,
            ": mean needs a floating dtype, got ", dtype_name(d));
   return OpMeta{Dims(x.sizes()), d, d};
 }

@@ -53,6 +53,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "ops/attrs.h"
 
 namespace lt::backend {
 
@@ -351,9 +352,9 @@ class Lowering {
       return generic({}, ct, {in}, {AffineMap::get(0, 0, {}, ctx_)},
                      [&](OpBuilder& b, ValueRange v) { return convert(b, v[0], it, ct); });
     }
+    const ReduceAttrs ra = ReduceAttrs::of(n->attrs);
     auto reduced = [&](unsigned d) {
-      return std::find(n->attrs.ints.begin(), n->attrs.ints.end(), static_cast<int64_t>(d)) !=
-             n->attrs.ints.end();
+      return std::find(ra.dims.begin(), ra.dims.end(), static_cast<int64_t>(d)) != ra.dims.end();
     };
     std::vector<AffineExpr> out_ex;
     std::vector<utils::IteratorType> iters;
@@ -362,7 +363,7 @@ class Lowering {
       iters.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
       if (!r)
         out_ex.push_back(getAffineDimExpr(d, ctx_));
-      else if (n->attrs.flag)
+      else if (ra.keepdim)
         out_ex.push_back(getAffineConstantExpr(0, ctx_));
     }
     double fid = 0;
@@ -471,11 +472,12 @@ class Lowering {
         // step 1 would give the identity map, and linalg would take the loop range from the
         // (larger) input. It also bufferizes to a view, without a copy.
         std::vector<OpFoldResult> off, size, step;
+        const SliceAttrs sa = SliceAttrs::of(n->attrs);
         for (unsigned d = 0; d < R; ++d) {
-          const bool sliced = static_cast<int64_t>(d) == n->attrs.i[0];
-          off.push_back(b_.getIndexAttr(sliced ? n->attrs.i[1] : 0));
+          const bool sliced = static_cast<int64_t>(d) == sa.dim;
+          off.push_back(b_.getIndexAttr(sliced ? sa.start : 0));
           size.push_back(b_.getIndexAttr(os[d]));
-          step.push_back(b_.getIndexAttr(sliced ? n->attrs.i[3] : 1));
+          step.push_back(b_.getIndexAttr(sliced ? sa.step : 1));
         }
         return tensor::ExtractSliceOp::create(b_, loc_, in, off, size, step);
       }
