@@ -1,4 +1,4 @@
-// The op sweep: every primitive of the op registry (src/ops/ops.def), reached through the public
+// The op sweep: every primitive of the op registry (include/lt/ops.def), reached through the public
 // API functions that record it, plus the composite API functions built from them, run on a device
 // and compared against a plain double-precision reference computed in this file with loops over
 // indices (the library is never used to compute an expected value).

@@ -70,28 +70,12 @@ Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
-Tensor logical_not(const Tensor& a);
-Tensor neg(const Tensor& t);
-Tensor abs(const Tensor& t);
-Tensor exp(const Tensor& t);
-Tensor log(const Tensor& t);
-Tensor log1p(const Tensor& t);
-Tensor expm1(const Tensor& t);
-Tensor sqrt(const Tensor& t);
-Tensor rsqrt(const Tensor& t);
-Tensor sin(const Tensor& t);
-Tensor cos(const Tensor& t);
-Tensor tanh(const Tensor& t);
-Tensor sigmoid(const Tensor& t);
-Tensor relu(const Tensor& t);
+// The elementwise unary ops of the registry (the U rows of lt/ops.def): lt::exp(t), ...
+#define U(Name, ident, ...) Tensor ident(const Tensor& t);
+#include "lt/ops.def"
+#undef U
 Tensor gelu(const Tensor& t, const std::string& approximate = "none");
 Tensor silu(const Tensor& t);
-Tensor erf(const Tensor& t);
-Tensor sign(const Tensor& t);
-Tensor floor(const Tensor& t);
-Tensor ceil(const Tensor& t);
-Tensor round(const Tensor& t);
-Tensor reciprocal(const Tensor& t);
 Tensor square(const Tensor& t);
 Tensor allclose_mask(const Tensor& a, const Tensor& b, double rtol, double atol);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);

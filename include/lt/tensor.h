@@ -98,32 +98,16 @@ class Tensor {
   Tensor pow(const Scalar& e) const;
   Tensor maximum(const Tensor& o) const;
   Tensor minimum(const Tensor& o) const;
-  Tensor neg() const;
-  Tensor abs() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor log1p() const;
-  Tensor expm1() const;
-  Tensor sqrt() const;
-  Tensor rsqrt() const;
-  Tensor sin() const;
-  Tensor cos() const;
-  Tensor tanh() const;
-  Tensor sigmoid() const;
-  Tensor relu() const;
+  // The elementwise unary ops of the registry (the U rows of lt/ops.def): t.exp(), ...
+#define U(Name, ident, ...) Tensor ident() const;
+#include "lt/ops.def"
+#undef U
   Tensor gelu(const std::string& approximate = "none") const;
   Tensor silu() const;
-  Tensor erf() const;
-  Tensor sign() const;
-  Tensor floor() const;
-  Tensor ceil() const;
-  Tensor round() const;
-  Tensor reciprocal() const;
   Tensor square() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
-  Tensor logical_not() const;
   Tensor logical_and(const Tensor& o) const;
   Tensor logical_or(const Tensor& o) const;
   Tensor eq(const Tensor& o) const;

@@ -94,7 +94,12 @@ Tensor gt(const Tensor& a, const Tensor& b) { return bin(K::Gt, a, b); }
 Tensor ge(const Tensor& a, const Tensor& b) { return bin(K::Ge, a, b); }
 Tensor logical_and(const Tensor& a, const Tensor& b) { return bin(K::LogicalAnd, a, b); }
 Tensor logical_or(const Tensor& a, const Tensor& b) { return bin(K::LogicalOr, a, b); }
-Tensor logical_not(const Tensor& a) { return un(K::LogicalNot, a); }
+// The U rows of lt/ops.def: lt::name(t) and t.name().
+#define U(Name, ident, ...)                                       \
+  Tensor ident(const Tensor& t) { return un(K::Name, t); }       \
+  Tensor Tensor::ident() const { return lt::ident(*this); }
+#include "lt/ops.def"
+#undef U
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return call(K::Where, {c, a, b}); }
 Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) {
   return call(K::Where, {c, a, wrap_scalar(b, a.device())});
@@ -105,25 +110,6 @@ Tensor where(const Tensor& c, const Scalar& a, const Tensor& b) {
 Tensor where(const Tensor& c, const Scalar& a, const Scalar& b) {
   return call(K::Where, {c, wrap_scalar(a, c.device()), wrap_scalar(b, c.device())});
 }
-Tensor neg(const Tensor& t) { return un(K::Neg, t); }
-Tensor abs(const Tensor& t) { return un(K::Abs, t); }
-Tensor exp(const Tensor& t) { return un(K::Exp, t); }
-Tensor log(const Tensor& t) { return un(K::Log, t); }
-Tensor log1p(const Tensor& t) { return un(K::Log1p, t); }
-Tensor expm1(const Tensor& t) { return un(K::Expm1, t); }
-Tensor sqrt(const Tensor& t) { return un(K::Sqrt, t); }
-Tensor rsqrt(const Tensor& t) { return un(K::Rsqrt, t); }
-Tensor sin(const Tensor& t) { return un(K::Sin, t); }
-Tensor cos(const Tensor& t) { return un(K::Cos, t); }
-Tensor tanh(const Tensor& t) { return un(K::Tanh, t); }
-Tensor sigmoid(const Tensor& t) { return un(K::Sigmoid, t); }
-Tensor relu(const Tensor& t) { return un(K::Relu, t); }
-Tensor erf(const Tensor& t) { return un(K::Erf, t); }
-Tensor sign(const Tensor& t) { return un(K::Sign, t); }
-Tensor floor(const Tensor& t) { return un(K::Floor, t); }
-Tensor ceil(const Tensor& t) { return un(K::Ceil, t); }
-Tensor round(const Tensor& t) { return un(K::Round, t); }
-Tensor reciprocal(const Tensor& t) { return un(K::Reciprocal, t); }
 Tensor square(const Tensor& t) { return t * t; }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
@@ -205,32 +191,12 @@ Tensor Tensor::pow(const Tensor& e) const { return lt::pow(*this, e); }
 Tensor Tensor::pow(const Scalar& e) const { return lt::pow(*this, e); }
 Tensor Tensor::maximum(const Tensor& o) const { return lt::maximum(*this, o); }
 Tensor Tensor::minimum(const Tensor& o) const { return lt::minimum(*this, o); }
-Tensor Tensor::neg() const { return lt::neg(*this); }
-Tensor Tensor::abs() const { return lt::abs(*this); }
-Tensor Tensor::exp() const { return lt::exp(*this); }
-Tensor Tensor::log() const { return lt::log(*this); }
-Tensor Tensor::log1p() const { return lt::log1p(*this); }
-Tensor Tensor::expm1() const { return lt::expm1(*this); }
-Tensor Tensor::sqrt() const { return lt::sqrt(*this); }
-Tensor Tensor::rsqrt() const { return lt::rsqrt(*this); }
-Tensor Tensor::sin() const { return lt::sin(*this); }
-Tensor Tensor::cos() const { return lt::cos(*this); }
-Tensor Tensor::tanh() const { return lt::tanh(*this); }
-Tensor Tensor::sigmoid() const { return lt::sigmoid(*this); }
-Tensor Tensor::relu() const { return lt::relu(*this); }
 Tensor Tensor::gelu(const std::string& approximate) const { return lt::gelu(*this, approximate); }
 Tensor Tensor::silu() const { return lt::silu(*this); }
-Tensor Tensor::erf() const { return lt::erf(*this); }
-Tensor Tensor::sign() const { return lt::sign(*this); }
-Tensor Tensor::floor() const { return lt::floor(*this); }
-Tensor Tensor::ceil() const { return lt::ceil(*this); }
-Tensor Tensor::round() const { return lt::round(*this); }
-Tensor Tensor::reciprocal() const { return lt::reciprocal(*this); }
 Tensor Tensor::square() const { return lt::square(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
   return lt::clamp(*this, lo, hi);
 }
-Tensor Tensor::logical_not() const { return lt::logical_not(*this); }
 Tensor Tensor::logical_and(const Tensor& o) const { return lt::logical_and(*this, o); }
 Tensor Tensor::logical_or(const Tensor& o) const { return lt::logical_or(*this, o); }
 Tensor Tensor::eq(const Tensor& o) const { return *this == o; }

@@ -56,14 +56,14 @@ struct Row {
 inline constexpr Row kRows[] = {
 #define X(Name, str, cat, arity, dtype, grad, traits) \
   {str, OpCategory::cat, arity, DtypeRule::dtype, grad, traits},
-#include "ops/ops.def"
+#include "lt/ops.def"
 #undef X
 };
 }  // namespace op_table
 
 enum class OpKind : uint16_t {
 #define X(Name, ...) Name,
-#include "ops/ops.def"
+#include "lt/ops.def"
 #undef X
   NumOps
 };
