@@ -56,6 +56,7 @@
 #include <utility>
 #include <vector>
 
+#include "gradcheck.h"
 #include "ops/registry.h"
 
 namespace lt {
@@ -538,6 +539,13 @@ using UFn = lt::Tensor (*)(const lt::Tensor&);
 using URef = double (*)(double);
 enum class UKind { kFloat, kSame, kBool };  // output: float-promoted, input dtype, bool
 
+// Where a float64 finite-difference gradcheck samples: [lo, hi], or |x| in [lo, hi] with a random
+// sign when away0 (clear of a kink or pole at 0). hi <= lo: the op has no gradient.
+struct GradDomain {
+  double lo = 0, hi = 0;
+  bool away0 = false;
+};
+
 struct UnaryOp {
   const char* name;
   UFn fn;
@@ -546,6 +554,7 @@ struct UnaryOp {
   Domain fdom, idom;  // input domains for floating and integer inputs
   bool bool_ok;
   Tol (*tol)(Dtype);
+  GradDomain grad;
 };
 
 double ref_round(double x) {  // half to even
@@ -557,33 +566,34 @@ double ref_sign(double x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 double ref_sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
 // One row per op: name, API call, reference, output kind, float/int input domains, whether
-// bool inputs are supported, tolerance.
+// bool inputs are supported, tolerance, gradient domain. The sweep and the gradcheck
+// (OpSweep.UnaryGradients) both read this table: a new unary op is one row.
 #define LT_U(f) #f, [](const lt::Tensor& t) { return lt::f(t); }
 #define LT_R(expr) [](double x) { return static_cast<double>(expr); }
 const std::vector<UnaryOp>& unary_ops() {
   using enum UKind;
   // clang-format off
   static const std::vector<UnaryOp> ops = {
-      {LT_U(neg),         LT_R(-x),               kSame,  {},            {-5, 5}, false, exact_tol},
-      {LT_U(abs),         LT_R(std::fabs(x)),     kSame,  {},            {-5, 5}, false, exact_tol},
-      {LT_U(exp),         LT_R(std::exp(x)),      kFloat, {-4, 4},       {-4, 4}, true,  trans_tol},
-      {LT_U(log),         LT_R(std::log(x)),      kFloat, {0.05, 5},     {1, 9},  true,  trans_tol},
-      {LT_U(log1p),       LT_R(std::log1p(x)),    kFloat, {-0.9, 5},     {0, 9},  true,  trans_tol},
-      {LT_U(expm1),       LT_R(std::expm1(x)),    kFloat, {-3, 3},       {-3, 3}, true,  trans_tol},
-      {LT_U(sqrt),        LT_R(std::sqrt(x)),     kFloat, {0, 6},        {0, 9},  true,  arith_tol},
-      {LT_U(rsqrt),       LT_R(1 / std::sqrt(x)), kFloat, {0.05, 6},     {0, 9},  true,  trans_tol},
-      {LT_U(sin),         LT_R(std::sin(x)),      kFloat, {-6, 6},       {-6, 6}, true,  trans_tol},
-      {LT_U(cos),         LT_R(std::cos(x)),      kFloat, {-6, 6},       {-6, 6}, true,  trans_tol},
-      {LT_U(tanh),        LT_R(std::tanh(x)),     kFloat, {-4, 4},       {-4, 4}, true,  trans_tol},
-      {LT_U(sigmoid),     ref_sigmoid,            kFloat, {-8, 8},       {-8, 8}, true,  trans_tol},
-      {LT_U(relu),        LT_R(x < 0 ? 0.0 : x),  kSame,  {},            {-5, 5}, false, exact_tol},
-      {LT_U(erf),         LT_R(std::erf(x)),      kFloat, {-3, 3},       {-3, 3}, true,  trans_tol},
-      {LT_U(sign),        ref_sign,               kSame,  {-2, 2, true}, {-5, 5}, false, exact_tol},
-      {LT_U(floor),       LT_R(std::floor(x)),    kSame,  {-4, 4},       {-5, 5}, false, exact_tol},
-      {LT_U(ceil),        LT_R(std::ceil(x)),     kSame,  {-4, 4},       {-5, 5}, false, exact_tol},
-      {LT_U(round),       ref_round,              kSame,  {-4, 4, true}, {-5, 5}, false, exact_tol},
-      {LT_U(reciprocal),  LT_R(1 / x),            kFloat, {-4, 4},       {-4, 4}, true,  arith_tol},
-      {LT_U(logical_not), LT_R(x == 0),           kBool,  {-1, 1, true}, {-1, 1}, true,  exact_tol},
+      {LT_U(neg),         LT_R(-x),               kSame,  {},            {-5, 5}, false, exact_tol, {-1, 1}},
+      {LT_U(abs),         LT_R(std::fabs(x)),     kSame,  {},            {-5, 5}, false, exact_tol, {0.3, 1.5, true}},
+      {LT_U(exp),         LT_R(std::exp(x)),      kFloat, {-4, 4},       {-4, 4}, true,  trans_tol, {-1, 1}},
+      {LT_U(log),         LT_R(std::log(x)),      kFloat, {0.05, 5},     {1, 9},  true,  trans_tol, {0.5, 2}},
+      {LT_U(log1p),       LT_R(std::log1p(x)),    kFloat, {-0.9, 5},     {0, 9},  true,  trans_tol, {-0.5, 1}},
+      {LT_U(expm1),       LT_R(std::expm1(x)),    kFloat, {-3, 3},       {-3, 3}, true,  trans_tol, {-1, 1}},
+      {LT_U(sqrt),        LT_R(std::sqrt(x)),     kFloat, {0, 6},        {0, 9},  true,  arith_tol, {0.5, 2}},
+      {LT_U(rsqrt),       LT_R(1 / std::sqrt(x)), kFloat, {0.05, 6},     {0, 9},  true,  trans_tol, {0.5, 2}},
+      {LT_U(sin),         LT_R(std::sin(x)),      kFloat, {-6, 6},       {-6, 6}, true,  trans_tol, {-2, 2}},
+      {LT_U(cos),         LT_R(std::cos(x)),      kFloat, {-6, 6},       {-6, 6}, true,  trans_tol, {-2, 2}},
+      {LT_U(tanh),        LT_R(std::tanh(x)),     kFloat, {-4, 4},       {-4, 4}, true,  trans_tol, {-2, 2}},
+      {LT_U(sigmoid),     ref_sigmoid,            kFloat, {-8, 8},       {-8, 8}, true,  trans_tol, {-2, 2}},
+      {LT_U(relu),        LT_R(x < 0 ? 0.0 : x),  kSame,  {},            {-5, 5}, false, exact_tol, {0.3, 1.5, true}},
+      {LT_U(erf),         LT_R(std::erf(x)),      kFloat, {-3, 3},       {-3, 3}, true,  trans_tol, {-1.5, 1.5}},
+      {LT_U(sign),        ref_sign,               kSame,  {-2, 2, true}, {-5, 5}, false, exact_tol, {}},
+      {LT_U(floor),       LT_R(std::floor(x)),    kSame,  {-4, 4},       {-5, 5}, false, exact_tol, {}},
+      {LT_U(ceil),        LT_R(std::ceil(x)),     kSame,  {-4, 4},       {-5, 5}, false, exact_tol, {}},
+      {LT_U(round),       ref_round,              kSame,  {-4, 4, true}, {-5, 5}, false, exact_tol, {}},
+      {LT_U(reciprocal),  LT_R(1 / x),            kFloat, {-4, 4},       {-4, 4}, true,  arith_tol, {0.5, 2, true}},
+      {LT_U(logical_not), LT_R(x == 0),           kBool,  {-1, 1, true}, {-1, 1}, true,  exact_tol, {}},
   };
   // clang-format on
   return ops;
@@ -2742,6 +2752,39 @@ std::set<std::string> unreachable_on(const lt::Device& dev) {
   // that write goes straight to the shared storage (sweep_write_through_views checks both).
   if (dev.is_cpu()) r.insert("slice_scatter");
   return r;
+}
+
+// The unary table's gradient column: every row with a gradient domain passes a float64
+// finite-difference gradcheck (2x3, 0-d and a non-contiguous 3x2 transpose) on this device, and
+// the rows with and without one agree with ops.def's differentiable column.
+TEST_P(OpSweep, UnaryGradients) {
+  std::mt19937 gen(777u);
+  auto draw = [&](const GradDomain& g, std::vector<int64_t> sizes) {
+    lt_test::In in{std::vector<double>(lt_test::numel_of(sizes)), sizes};
+    std::uniform_real_distribution<double> d(g.lo, g.hi);
+    std::bernoulli_distribution coin(0.5);
+    for (double& v : in.v) v = g.away0 && coin(gen) ? -d(gen) : d(gen);
+    return in;
+  };
+  for (const UnaryOp& op : unary_ops()) {
+    bool registered = false;
+    for (int k = 0; k < lt::kNumOps; ++k) {
+      if (std::string(lt::op_name(static_cast<lt::OpKind>(k))) != op.name) continue;
+      registered = true;
+      EXPECT_EQ(op.grad.hi > op.grad.lo, lt::differentiable(static_cast<lt::OpKind>(k)))
+          << op.name << ": the table's gradient domain disagrees with ops.def's gradient column";
+    }
+    EXPECT_TRUE(registered) << op.name << " is not a registry op";
+    if (op.grad.hi <= op.grad.lo) continue;
+    const UFn fn = op.fn;
+    lt_test::gradcheck(op.name, [fn](lt_test::Ts x) { return fn(x[0]); }, {draw(op.grad, {2, 3})},
+                       GetParam());
+    lt_test::gradcheck(std::string(op.name) + " 0-d", [fn](lt_test::Ts x) { return fn(x[0]); },
+                       {draw(op.grad, {})}, GetParam());
+    lt_test::gradcheck(std::string(op.name) + " transposed",
+                       [fn](lt_test::Ts x) { return fn(x[0].t()); }, {draw(op.grad, {2, 3})},
+                       GetParam());
+  }
 }
 
 // Every registry op is exercised by the sweep. CTest runs each test in its own process, so this
