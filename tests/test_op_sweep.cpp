@@ -588,6 +588,7 @@ const std::vector<UnaryOp>& unary_ops() {
       {LT_U(sigmoid),     ref_sigmoid,            kFloat, {-8, 8},       {-8, 8}, true,  trans_tol, {-2, 2}},
       {LT_U(relu),        LT_R(x < 0 ? 0.0 : x),  kSame,  {},            {-5, 5}, false, exact_tol, {0.3, 1.5, true}},
       {LT_U(erf),         LT_R(std::erf(x)),      kFloat, {-3, 3},       {-3, 3}, true,  trans_tol, {-1.5, 1.5}},
+      {LT_U(atan),        LT_R(std::atan(x)),     kFloat, {-6, 6},       {-6, 6}, true,  trans_tol, {-2, 2}},
       {LT_U(sign),        ref_sign,               kSame,  {-2, 2, true}, {-5, 5}, false, exact_tol, {}},
       {LT_U(floor),       LT_R(std::floor(x)),    kSame,  {-4, 4},       {-5, 5}, false, exact_tol, {}},
       {LT_U(ceil),        LT_R(std::ceil(x)),     kSame,  {-4, 4},       {-5, 5}, false, exact_tol, {}},

@@ -126,6 +126,7 @@ void unary_typed(OpKind op, const Tensor& x, const Tensor& out) {
       case K::Sigmoid:
         return unary_loop<T, T>(out, x, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
       case K::Erf: return unary_loop<T, T>(out, x, [](T v) { return std::erf(v); });
+      case K::Atan: return unary_loop<T, T>(out, x, [](T v) { return std::atan(v); });
       case K::Reciprocal: return unary_loop<T, T>(out, x, [](T v) { return T(1) / v; });
       case K::Floor: return unary_loop<T, T>(out, x, [](T v) { return std::floor(v); });
       case K::Ceil: return unary_loop<T, T>(out, x, [](T v) { return std::ceil(v); });

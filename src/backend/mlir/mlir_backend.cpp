@@ -285,6 +285,7 @@ class Lowering {
         }
         return arith::MaxSIOp::create(b, loc_, x[0], iconst(b, ct, 0));
       case OpKind::Erf: return zero_passes(b, loc_, x[0], math::ErfOp::create(b, loc_, x[0]));
+      case OpKind::Atan: return math::AtanOp::create(b, loc_, x[0]);
       case OpKind::Sign: {
         Value pos = fl ? Value(arith::CmpFOp::create(b, loc_, P::OGT, x[0], fconst(b, ct, 0)))
                        : Value(arith::CmpIOp::create(b, loc_, Q::sgt, x[0], iconst(b, ct, 0)));
@@ -683,9 +684,11 @@ class MlirBackend : public Backend {
     {
       RewritePatternSet patterns(ctx);
       // sin/cos stay libm calls: MLIR's approximations reduce the argument in float32, which
-      // is off by 1e-3 at |x| ~ 5e4 and turns sin(-0) into +0 (the fuzzer found both).
+      // is off by 1e-3 at |x| ~ 5e4 and turns sin(-0) into +0 (the fuzzer found both). So do
+      // atan/atan2: MLIR's float32 polynomial is 40 ulp from libm at 0.658.
       populateMathPolynomialApproximationPatterns(patterns, [](StringRef op) {
-        return !op.ends_with("sin") && !op.ends_with("cos");
+        return !op.ends_with("sin") && !op.ends_with("cos") && !op.ends_with("atan") &&
+               !op.ends_with("atan2");
       });
       if (failed(applyPatternsGreedily(*module, std::move(patterns)))) return fail("math rewrite");
     }
