@@ -44,7 +44,7 @@ const char* kUsage =
     "                [--batch-size N] [--lr X] [--optim adam|sgd] [--seed N] [--threads N]\n"
     "                [--data-dir DIR] [--out-dir DIR] [--max-steps N] [--compare [--compare-steps "
     "N]]\n"
-    "                [--quiet] [--nproc N]\n"
+    "                [--quiet] [--nproc N] [--help-env]\n"
     "Trains on Fashion-MNIST (default dir: the Debian package dataset-fashion-mnist).\n"
     "Writes <out-dir>/loss_<model>_<device>.csv and .svg (the loss curve).\n"
     "--compare runs the first steps on both devices and prints their speed side by side.\n"
@@ -52,7 +52,8 @@ const char* kUsage =
     "every batch), with cores/N threads each and one compile cache (LT_CACHE_DIR, else a\n"
     "temporary one): each graph is compiled once per machine. Across machines, run one lt-train per rank with RANK, WORLD_SIZE, MASTER_ADDR\n"
     "and MASTER_PORT set (LT_DIST_TIMEOUT: seconds, default 60; LT_DIST_TOKEN: a secret shared\n"
-    "by the ranks, which the rendezvous store requires).\n";
+    "by the ranks, which the rendezvous store requires).\n"
+    "--help-env prints every environment variable lazytensor reads.\n";
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::cerr << "lt-train: " << msg << "\n" << kUsage;
@@ -90,6 +91,9 @@ Args parse(int argc, char** argv) {
     };
     if (f == "--help" || f == "-h") {
       std::cout << kUsage;
+      std::exit(0);
+    } else if (f == "--help-env") {
+      std::cout << lt::environment_help();
       std::exit(0);
     } else if (f == "--model") {
       a.model = value();
@@ -256,7 +260,7 @@ int launch(const Args& a, char** argv) {
   // One compile cache for the ranks (the user's LT_CACHE_DIR, else a directory for this run):
   // a graph is compiled by the first rank that misses it, and the others wait and load it.
   std::string own_cache;
-  if (!std::getenv("LT_CACHE_DIR")) {
+  if (!lt::environment("LT_CACHE_DIR")) {
     std::error_code ec;
     std::string tmpl = (std::filesystem::temp_directory_path(ec) / "lt-train-cache-XXXXXX").string();
     if (!ec && mkdtemp(tmpl.data())) own_cache = tmpl;
@@ -420,7 +424,7 @@ int compare(const Args& a, const lt::data::Dataset& train) {
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
   // A rank when WORLD_SIZE is set (by --nproc's launcher, or by hand on several machines).
-  const bool is_rank = std::getenv("WORLD_SIZE") != nullptr;
+  const bool is_rank = lt::environment("WORLD_SIZE").has_value();
   if (a.nproc > 1 && !is_rank) return launch(a, argv);
   if (a.threads > 0) lt::set_num_threads(static_cast<int>(a.threads));
   // Checked before the data is read and the model trained: the curve is written at the end.
@@ -560,8 +564,8 @@ int main(int argc, char** argv) {
         std::printf("metrics: %s\n", line.c_str() + 2);
     write_curve(a.out_dir, a.model + "_" + a.device, losses);
   } catch (const lt::Error& e) {
-    const char* rank = std::getenv("RANK");
-    std::cerr << "lt-train: " << (is_rank && rank ? std::string("rank ") + rank + ": " : "")
+    const std::optional<std::string> rank = lt::environment("RANK");
+    std::cerr << "lt-train: " << (is_rank && rank ? "rank " + *rank + ": " : "")
               << e.what() << "\n";
     return 1;
   }

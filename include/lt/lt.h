@@ -4,6 +4,7 @@
 #include "lt/autograd.h"
 #include "lt/device.h"
 #include "lt/dtype.h"
+#include "lt/env.h"
 #include "lt/error.h"
 #include "lt/lazy.h"
 #include "lt/memory.h"

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/config.h"
 #include "backend/backend.h"
 #include "core/check.h"
 
@@ -27,16 +28,7 @@ Backend* backend_named(const std::string& name) {
   return g_mlir.get();
 }
 
-Backend* initial_backend() {
-  const char* e = std::getenv("LT_BACKEND");
-  std::string want = e && *e ? e : "mlir";
-  if (want != "interp" && want != "mlir") {
-    std::fprintf(stderr, "lazytensor: unknown LT_BACKEND=%s (mlir|interp); using mlir\n",
-                 want.c_str());
-    want = "mlir";
-  }
-  return backend_named(want);
-}
+Backend* initial_backend() { return backend_named(config::choice("LT_BACKEND")); }
 
 }  // namespace
 

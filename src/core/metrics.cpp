@@ -1,5 +1,7 @@
 #include "core/metrics.h"
 
+#include "core/config.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -89,8 +91,7 @@ std::string report() {
 namespace {
 // LT_METRICS=1: print the report when the process exits.
 const bool g_report_at_exit = [] {
-  const char* e = std::getenv("LT_METRICS");
-  if (e && std::string(e) == "1") std::atexit([] { std::fprintf(stderr, "%s", report().c_str()); });
+  if (config::flag_at_load("LT_METRICS")) std::atexit([] { std::fprintf(stderr, "%s", report().c_str()); });
   return true;
 }();
 }  // namespace
@@ -102,10 +103,7 @@ void reset() {
 }
 
 bool debug_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("LT_DEBUG");
-    return e && *e && std::string(e) != "0";
-  }();
+  static const bool on = config::flag("LT_DEBUG");
   return on;
 }
 

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "core/check.h"
+#include "core/config.h"
 #include "core/parallel.h"
 #include "lt/device.h"
 #include "lt/dtype.h"
@@ -73,12 +74,9 @@ int initial_threads() {
   // fork of the next kernel cheap (an MLP step: 700 steps/s with sleeping workers, 1150 with
   // this) without starving OpenBLAS's threads or another process on a 2-core machine. The
   // user's KMP_BLOCKTIME or OMP_WAIT_POLICY wins.
-  if (!std::getenv("KMP_BLOCKTIME") && !std::getenv("OMP_WAIT_POLICY"))
+  if (!config::text("KMP_BLOCKTIME") && !config::text("OMP_WAIT_POLICY"))
     setenv("KMP_BLOCKTIME", "1", 0);
-  if (const char* e = std::getenv("LT_NUM_THREADS")) {
-    int n = std::atoi(e);
-    if (n > 0) return n;
-  }
+  if (const int64_t n = config::integer_at_load("LT_NUM_THREADS"); n > 0) return static_cast<int>(n);
   unsigned hc = std::thread::hardware_concurrency();
   return hc ? static_cast<int>(hc) : 1;
 }

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/config.h"
 #include "core/check.h"
 #include "eager/tensor_util.h"
 #include "lt/data.h"
@@ -180,9 +181,8 @@ Dataset read_idx(const std::string& images_gz, const std::string& labels_gz, boo
 }
 
 std::string default_fashion_mnist_dir() {
-  const char* env = std::getenv("LT_FASHION_MNIST_DIR");
-  if (env != nullptr && env[0] != '\0') return env;
-  return kDefaultFashionMnistDir;
+  const std::string env = config::text("LT_FASHION_MNIST_DIR").value_or("");
+  return env.empty() ? std::string(kDefaultFashionMnistDir) : env;
 }
 
 Dataset fashion_mnist(const std::string& split, const std::string& dir, bool scale) {

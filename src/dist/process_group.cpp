@@ -38,6 +38,7 @@
 #include "lt/ops.h"
 #include "ops/attrs.h"
 #include "ops/dist_hooks.h"
+#include "core/config.h"
 
 namespace lt::dist {
 namespace {
@@ -45,19 +46,8 @@ namespace {
 using ReduceFn = void (*)(void*, const void*, const void*, size_t);
 using ms = std::chrono::milliseconds;
 
-std::string env_str(const char* name, const std::string& dflt = "") {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) : dflt;
-}
-
-int env_int(const char* name, int dflt) {
-  std::string v = env_str(name);
-  if (v.empty()) return dflt;
-  char* end = nullptr;
-  long x = std::strtol(v.c_str(), &end, 10);
-  if (*end) throw lt::Error(std::string("lt::dist: ") + name + "=" + v + " is not an integer");
-  return static_cast<int>(x);
-}
+std::string env_str(const char* name) { return config::text(name).value_or(""); }
+int env_int(const char* name) { return static_cast<int>(config::integer(name)); }
 
 // The local IPv4/IPv6 address the kernel would use to reach host:port (a UDP "connect" sends
 // nothing). Used as the default Gloo listening address, so multi-machine runs work by only
@@ -305,25 +295,25 @@ void init_process_group(const InitOptions& opt) {
     throw lt::Error("lt::dist::init_process_group: unknown backend '" + opt.backend +
                     "' (have: gloo)");
   auto pg = std::make_unique<ProcessGroup>();
-  pg->rank = opt.rank >= 0 ? opt.rank : env_int("RANK", 0);
-  pg->size = opt.world_size >= 0 ? opt.world_size : env_int("WORLD_SIZE", 1);
+  pg->rank = opt.rank >= 0 ? opt.rank : env_int("RANK");
+  pg->size = opt.world_size >= 0 ? opt.world_size : env_int("WORLD_SIZE");
   if (pg->size < 1 || pg->rank < 0 || pg->rank >= pg->size) {
     std::ostringstream m;
     m << "lt::dist::init_process_group: invalid RANK=" << pg->rank << " WORLD_SIZE=" << pg->size;
     throw lt::Error(m.str());
   }
   double tmo =
-      opt.timeout_s >= 0 ? opt.timeout_s : std::atof(env_str("LT_DIST_TIMEOUT", "60").c_str());
+      opt.timeout_s >= 0 ? opt.timeout_s : config::real("LT_DIST_TIMEOUT");
   if (!(tmo > 0)) throw lt::Error("lt::dist: LT_DIST_TIMEOUT must be a positive number of seconds");
   pg->timeout = ms(static_cast<int64_t>(std::llround(tmo * 1000)));
 
   if (pg->size > 1) {
     const std::string addr =
-        !opt.master_addr.empty() ? opt.master_addr : env_str("MASTER_ADDR", "127.0.0.1");
-    const int port = opt.master_port >= 0 ? opt.master_port : env_int("MASTER_PORT", 29500);
+        !opt.master_addr.empty() ? opt.master_addr : env_str("MASTER_ADDR");
+    const int port = opt.master_port >= 0 ? opt.master_port : env_int("MASTER_PORT");
     const std::string path = !opt.store_path.empty() ? opt.store_path : env_str("LT_DIST_STORE");
     std::string ifname =
-        !opt.ifname.empty() ? opt.ifname : env_str("LT_DIST_IFNAME", env_str("GLOO_SOCKET_IFNAME"));
+        !opt.ifname.empty() ? opt.ifname : (!env_str("LT_DIST_IFNAME").empty() ? env_str("LT_DIST_IFNAME") : env_str("GLOO_SOCKET_IFNAME"));
     try {
       if (!path.empty()) {
         // FileStore refuses to overwrite a key ("File already exists"): every

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/config.h"
 #include "backend/backend.h"
 #include "backend/plan_node.h"
 #include "core/check.h"
@@ -63,10 +64,7 @@ class CompileCache {
   }
 
  private:
-  size_t capacity_ = [] {
-    const char* e = std::getenv("LT_CACHE_SIZE");
-    return e && std::atoi(e) > 0 ? static_cast<size_t>(std::atoi(e)) : size_t{1024};
-  }();
+  size_t capacity_ = static_cast<size_t>(config::integer("LT_CACHE_SIZE"));
   std::list<CacheEntry> lru_;
   std::unordered_map<ir::Hash128, std::list<CacheEntry>::iterator, ir::Hash128Hasher> map_;
 };
@@ -100,12 +98,9 @@ void explain_miss(const ir::Graph& g, const std::vector<std::string>& sig) {
 }
 
 void save_ir(const ir::Graph& g) {
-  static const char* path = std::getenv("LT_SAVE_IR");
-  if (!path || !*path) return;
-  static const std::string fmt = [] {
-    const char* f = std::getenv("LT_IR_FORMAT");
-    return std::string(f ? f : "text");
-  }();
+  static const std::string path = config::text("LT_SAVE_IR").value_or("");
+  if (path.empty()) return;
+  static const std::string fmt = config::choice("LT_IR_FORMAT");
   std::ofstream os(path, std::ios::app);
   os << "# graph " << ir::hash_hex(g.key) << "\n" << (fmt == "dot" ? ir::to_dot(g) : ir::to_text(g));
 }
@@ -159,10 +154,7 @@ void recover(const std::vector<Alias*>& aliases) {
   }
 }
 int64_t max_pending() {
-  static const int64_t n = [] {
-    const char* e = std::getenv("LT_MAX_PENDING_OPS");
-    return e && std::atoll(e) > 0 ? std::atoll(e) : int64_t{200000};
-  }();
+  static const int64_t n = config::integer("LT_MAX_PENDING_OPS");
   return n;
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/config.h"
 #include "backend/backend.h"
 #include "core/check.h"
 #include "core/metrics.h"
@@ -27,9 +28,9 @@ namespace {
 bool forced_fallback(OpKind op) {
   static const std::array<bool, kNumOps> forced = [] {
     std::array<bool, kNumOps> r{};
-    const char* e = std::getenv("LT_FORCE_FALLBACK");
+    const std::optional<std::string> e = config::text("LT_FORCE_FALLBACK");
     if (!e) return r;
-    std::stringstream ss(e);
+    std::stringstream ss(*e);
     std::string name;
     while (std::getline(ss, name, ','))
       for (int k = 0; k < kNumOps; ++k)

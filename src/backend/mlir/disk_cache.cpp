@@ -1,5 +1,7 @@
 #include "backend/mlir/disk_cache.h"
 
+#include "core/config.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -98,8 +100,7 @@ int run(const std::vector<std::string>& argv) {
 }  // namespace
 
 std::string dir() {
-  const char* e = std::getenv("LT_CACHE_DIR");
-  return e ? e : "";
+  return config::text("LT_CACHE_DIR").value_or("");
 }
 
 CompileLock::CompileLock(const std::string& dir, const std::string& key) {
@@ -110,10 +111,7 @@ CompileLock::CompileLock(const std::string& dir, const std::string& key) {
   if (flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
   waited_ = true;
   M::add("DiskCacheLockWaits");
-  static const double limit_s = [] {
-    const char* e = std::getenv("LT_CACHE_LOCK_WAIT");
-    return e && *e ? std::atof(e) : 600.0;
-  }();
+  static const double limit_s = config::real("LT_CACHE_LOCK_WAIT");
   const auto t0 = std::chrono::steady_clock::now();
   while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > limit_s) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/config.h"
 #include "backend/mlir/mlir_runtime.h"
 #include "core/metrics.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -24,9 +25,7 @@ namespace {
 // model's choice. LT_MLIR_INTERLEAVE sets the count (1 = off).
 unsigned interleave_count() {
   static const unsigned n = [] {
-    const char* e = std::getenv("LT_MLIR_INTERLEAVE");
-    const int v = e ? std::atoi(e) : 8;
-    return static_cast<unsigned>(v >= 1 && v <= 16 ? v : 8);
+    return static_cast<unsigned>(config::integer("LT_MLIR_INTERLEAVE"));
   }();
   return n;
 }
@@ -45,8 +44,8 @@ const char* kLlvmVectorize = "loop-vectorize,instcombine<no-verify-fixpoint>,sim
 
 const std::string& llvm_pipeline() {
   static const std::string p = [] {
-    const char* e = std::getenv("LT_LLVM_PIPELINE");
-    return e ? std::string(e)
+    const std::optional<std::string> e = config::text("LT_LLVM_PIPELINE");
+    return e ? *e
              : std::string(kLlvmBeforeVectorize) + "lt-interleave<" +
                    std::to_string(interleave_count()) + ">," + kLlvmVectorize;
   }();

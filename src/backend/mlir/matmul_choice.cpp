@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config.h"
 #include "backend/mlir/matmul_codegen.h"
 #include "backend/mlir/target.h"
 #include "core/metrics.h"
@@ -28,8 +29,7 @@ double time_ms(const std::function<void()>& f) {
 }  // namespace
 
 MatmulPolicy matmul_policy() {
-  const char* e = std::getenv("LT_MLIR_MATMUL");
-  const std::string v = e ? e : "";
+  const std::string v = config::choice("LT_MLIR_MATMUL");
   if (v == "blas") return MatmulPolicy::kBlas;
   if (v == "codegen") return MatmulPolicy::kCodegen;
   return MatmulPolicy::kMeasure;

@@ -25,6 +25,7 @@
 #include "backend/mlir/mlir_runtime.h"
 #include "backend/mlir/parallel_loops.h"
 #include "backend/mlir/partition.h"
+#include "core/config.h"
 #include "core/metrics.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Config/llvm-config.h"
@@ -592,10 +593,7 @@ class MlirBackend : public Backend {
   std::unique_ptr<Executable> compile(const ir::Graph& g) override {
     // Compile time grows with the graph while a huge unrolled trace gains little from fusion:
     // such graphs run on the interpreter (LT_MLIR_MAX_OPS, default 20000 ops).
-    static const size_t max_ops = [] {
-      const char* e = std::getenv("LT_MLIR_MAX_OPS");
-      return e && std::atoll(e) > 0 ? static_cast<size_t>(std::atoll(e)) : size_t{20000};
-    }();
+    static const size_t max_ops = static_cast<size_t>(config::integer("LT_MLIR_MAX_OPS"));
     if (g.op_count > max_ops) {
       M::add("LargeGraphInterp");
       return make_interp_backend()->compile(g);
@@ -638,13 +636,10 @@ class MlirBackend : public Backend {
     // be linked into the disk cache's shared library.
     llvm::orc::JITTargetMachineBuilder tmb = jit_target_builder();
     // LLVM dominates compile time; LT_LLVM_OPT (0-3, default 2) trades it against code speed.
-    static const unsigned opt_level = [] {
-      const char* e = std::getenv("LT_LLVM_OPT");
-      return e && *e >= '0' && *e <= '3' ? static_cast<unsigned>(*e - '0') : 2u;
-    }();
-    static const char* pipeline = [] {
-      const char* e = std::getenv("LT_MLIR_PIPELINE");  // for experiments
-      return e && *e ? e : kPipeline;
+    static const unsigned opt_level = static_cast<unsigned>(config::integer("LT_LLVM_OPT"));
+    static const std::string pipeline = [] {
+      const std::string e = config::text("LT_MLIR_PIPELINE").value_or("");  // experiments
+      return e.empty() ? std::string(kPipeline) : e;
     }();
     // The disk cache: the key is everything the machine code depends on.
     const std::string cache_dir = disk_cache::dir();
@@ -755,9 +750,9 @@ class MlirBackend : public Backend {
 
  private:
   static void dump(const char* when, ModuleOp m) {
-    static const char* path = std::getenv("LT_SAVE_IR");
-    static const char* fmt = std::getenv("LT_IR_FORMAT");
-    if (!path || !fmt || std::string(fmt) != "mlir") return;
+    static const std::string path = config::text("LT_SAVE_IR").value_or("");
+    static const std::string fmt = config::choice("LT_IR_FORMAT");
+    if (path.empty() || fmt != "mlir") return;
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Append);
     if (ec) return;

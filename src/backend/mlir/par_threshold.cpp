@@ -8,6 +8,7 @@
 // ~20 ms once per process; under LT_CACHE_DIR kept as a note (the compiled code depends on it,
 // so every process on the host must see the same value). LT_MLIR_PAR_MIN overrides it.
 // Plain C++ with OpenMP.
+#include "core/config.h"
 #include "backend/mlir/par_threshold.h"
 
 #include <omp.h>
@@ -104,7 +105,8 @@ int64_t measure_par_threshold(int threads, std::string* why) {
 
 int64_t par_threshold() {
   static const int64_t v = []() -> int64_t {
-    if (const char* e = std::getenv("LT_MLIR_PAR_MIN"); e && *e) return std::atoll(e);
+    if (auto e = config::text("LT_MLIR_PAR_MIN"); e && !e->empty())
+      return config::integer("LT_MLIR_PAR_MIN");
     const int threads = num_threads();
     const CpuTarget& t = host_target();
     std::string id = t.cpu + " threads " + std::to_string(threads);

@@ -1,5 +1,7 @@
 #include "backend/mlir/partition.h"
 
+#include "core/config.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -36,8 +38,7 @@ bool is_unlowered(OpKind op) {
 bool lowering_disabled(OpKind op) {
   static const std::vector<bool> off = [] {
     std::vector<bool> v(kNumOps, false);
-    const char* e = std::getenv("LT_MLIR_DISABLE_LOWERING");
-    std::stringstream ss(e ? e : "");
+    std::stringstream ss(config::text("LT_MLIR_DISABLE_LOWERING").value_or(""));
     for (std::string name; std::getline(ss, name, ',');)
       for (int k = 0; k < kNumOps; ++k)
         if (name == op_name(static_cast<OpKind>(k))) v[k] = true;
@@ -58,10 +59,7 @@ bool is_fusible(const ir::Node* n) {
   if (op_category(n->op) == OpCategory::Reduction) {
     // Reductions fuse with their elementwise producers and consumers (LT_MLIR_FUSE_REDUCTIONS=0
     // makes them library steps, for comparison).
-    static const bool fuse = [] {
-      const char* e = std::getenv("LT_MLIR_FUSE_REDUCTIONS");
-      return !(e && *e == '0');
-    }();
+    static const bool fuse = config::flag("LT_MLIR_FUSE_REDUCTIONS");
     return fuse;
   }
   return true;

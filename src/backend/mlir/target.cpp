@@ -1,5 +1,6 @@
 // The JIT's target (target.h): the host CPU as LLVM detects it, restricted by LT_CPU_FEATURES,
 // and the codegen parameters derived from it. LLVM headers only.
+#include "core/config.h"
 #include "backend/mlir/target.h"
 
 #include <cstdlib>
@@ -84,8 +85,8 @@ const CpuTarget& host_target() {
   static const CpuTarget t = [] {
     std::map<std::string, bool> f;
     for (const auto& kv : llvm::sys::getHostCPUFeatures()) f[kv.getKey().str()] = kv.getValue();
-    const char* e = std::getenv("LT_CPU_FEATURES");
-    return describe_target(llvm::sys::getHostCPUName().str(), f, e ? e : "");
+    return describe_target(llvm::sys::getHostCPUName().str(), f,
+                           config::text("LT_CPU_FEATURES").value_or(""));
   }();
   return t;
 }

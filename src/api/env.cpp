@@ -1,0 +1,13 @@
+#include "lt/env.h"
+
+#include "core/config.h"
+
+namespace lt {
+
+std::string environment_help() { return config::help_table(); }
+std::optional<std::string> environment(const char* name) {
+  if (!config::is_set(name)) return std::nullopt;
+  return config::text(name);
+}
+
+}  // namespace lt
