@@ -968,6 +968,7 @@ class Generator {
         {".gelu(\"tanh\")", [](const Tensor& x) { return x.gelu("tanh"); }},
         {".silu()", [](const Tensor& x) { return x.silu(); }},
         {".erf()", [](const Tensor& x) { return x.erf(); }},
+        {".atan()", [](const Tensor& x) { return x.atan(); }},
         {".sign()", [](const Tensor& x) { return x.sign(); }},
         {".floor()", [](const Tensor& x) { return x.floor(); }},
         {".ceil()", [](const Tensor& x) { return x.ceil(); }},

@@ -53,10 +53,17 @@ TEST_F(Lazy, RecordsFigure1Graph) {
   EXPECT_NE(dot.find("ROOT=0"), std::string::npos);
 }
 
+// A file under the test temp directory, private to this process: ctest runs test_lazy several
+// times at once (its per-test entries, lazy_avx2_path, lazy_sse_path), and a shared name let one
+// process remove or append to another's file.
+std::string private_temp(const std::string& name) {
+  return ::testing::TempDir() + "/lt_lazy_" + std::to_string(getpid()) + "_" + name;
+}
+
 TEST_F(Lazy, DotRendersWithGraphviz) {
   lt::Tensor x = lt::rand({2, 2}).to(kLazy);
   std::string dot = lt::debug::ir_dot({x.exp() + x});
-  std::string path = ::testing::TempDir() + "/g.dot";
+  std::string path = private_temp("g.dot");
   std::ofstream(path) << dot;
   if (std::system("command -v dot >/dev/null 2>&1") != 0) GTEST_SKIP() << "graphviz missing";
   EXPECT_EQ(std::system(("dot -Tsvg " + path + " -o " + path + ".svg").c_str()), 0);
@@ -583,8 +590,7 @@ TEST(LazyChild, TwoShapes) {
 }
 
 TEST_F(Lazy, SaveIrAndDebugExplainRecompiles) {
-  std::string dir = ::testing::TempDir();
-  std::string ir = dir + "/saved_ir.txt", err = dir + "/debug.txt";
+  std::string ir = private_temp("saved_ir.txt"), err = private_temp("debug.txt");
   std::remove(ir.c_str());
   std::string cmd = "LT_TEST_CHILD=1 LT_SAVE_IR=" + ir + " LT_DEBUG=1 /proc/" +
                     std::to_string(getpid()) +
@@ -628,7 +634,7 @@ std::vector<std::string> mlir_sections(const std::string& dump, const std::strin
 }
 
 TEST_F(Lazy, MlirGoldenModules) {
-  const std::string dir = ::testing::TempDir(), dump_path = dir + "/golden_dump.mlir";
+  const std::string dump_path = private_temp("golden_dump.mlir");
   std::remove(dump_path.c_str());
   const std::string cmd =
       "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_IR_FORMAT=mlir LT_SAVE_IR=" + dump_path + " /proc/" +

@@ -151,22 +151,24 @@ bool is_set(const char* name) {
   return std::getenv(name) != nullptr;
 }
 
-int64_t integer_at_load(const char* name) {
+namespace {
+// Static initialization cannot catch: print the error and exit instead of terminating.
+template <class F>
+auto or_exit(F read) {
   try {
-    return integer(name);
+    return read();
   } catch (const Error& e) {
     std::fprintf(stderr, "lazytensor: %s\n", e.what());
     std::exit(2);
   }
 }
+}  // namespace
 
+int64_t integer_at_load(const char* name) {
+  return or_exit([name] { return integer(name); });
+}
 bool flag_at_load(const char* name) {
-  try {
-    return flag(name);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "lazytensor: %s\n", e.what());
-    std::exit(2);
-  }
+  return or_exit([name] { return flag(name); });
 }
 
 std::string help_table() {

@@ -10,16 +10,20 @@
 
 namespace lt {
 
+// A fresh OpAttrs holding one view's fields (each view's attrs()).
+template <class View>
+OpAttrs attrs_of(const View& v) {
+  OpAttrs a;
+  v.write(&a);
+  return a;
+}
+
 // Slice, SliceScatter: a normalized slice (0 <= start <= end <= size, step >= 1).
 struct SliceAttrs {
   int64_t dim = 0, start = 0, end = 0, step = 1;
   static SliceAttrs of(const OpAttrs& a) { return {a.i[0], a.i[1], a.i[2], a.i[3]}; }
   void write(OpAttrs* a) const { a->i[0] = dim, a->i[1] = start, a->i[2] = end, a->i[3] = step; }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 // Cat, Gather, ScatterAdd, IndexSelect: the dimension the op works along.
@@ -27,11 +31,7 @@ struct DimAttrs {
   int64_t dim = 0;
   static DimAttrs of(const OpAttrs& a) { return {a.i[0]}; }
   void write(OpAttrs* a) const { a->i[0] = dim; }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 // Sum, Prod, Amax, Amin (dims sorted), Argmax, Argmin (dims = {dim}, or {} for all).
@@ -41,11 +41,7 @@ struct ReduceAttrs {
   Dtype dtype = kFloat32;  // Sum/Prod: the accumulation and result dtype
   static ReduceAttrs of(const OpAttrs& a) { return {a.ints, a.flag, a.dtype}; }
   void write(OpAttrs* a) const { a->ints = dims, a->flag = keepdim, a->dtype = dtype; }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 // Pad: pads as F.pad orders them (last dim first, before/after pairs), the fill value.
@@ -54,11 +50,7 @@ struct PadAttrs {
   double value = 0;
   static PadAttrs of(const OpAttrs& a) { return {a.ints, a.f}; }
   void write(OpAttrs* a) const { a->ints = pads, a->f = value; }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 // Conv2d and its gradients. h, w: Conv2dGradInput's input extent, Conv2dGradWeight's kernel
@@ -76,11 +68,7 @@ struct ConvAttrs {
     a->ints = params();
     a->i[0] = groups, a->i[1] = h, a->i[2] = w;
   }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 // MaxPool2d, AvgPool2d and their gradients. h, w: AvgPool2dGrad's input extent.
@@ -96,11 +84,7 @@ struct PoolAttrs {
     a->ints = params();
     a->i[1] = h, a->i[2] = w;
   }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 // Scalar: a 0-d value; int_value holds integers exactly (value is their double).
@@ -109,11 +93,7 @@ struct ScalarAttrs {
   int64_t int_value = 0;
   static ScalarAttrs of(const OpAttrs& a) { return {a.f, a.i[0]}; }
   void write(OpAttrs* a) const { a->f = value, a->i[0] = int_value; }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 // Uniform, Normal, RandomInt: the Philox stream (seed, offset) and RandomInt's [low, high).
@@ -121,11 +101,7 @@ struct RandomAttrs {
   int64_t seed = 0, offset = 0, low = 0, high = 0;
   static RandomAttrs of(const OpAttrs& a) { return {a.i[0], a.i[1], a.i[2], a.i[3]}; }
   void write(OpAttrs* a) const { a->i[0] = seed, a->i[1] = offset, a->i[2] = low, a->i[3] = high; }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 // AllReduce: the reduce op (ReduceCode) and the group (0 = the world).
@@ -133,11 +109,7 @@ struct AllReduceAttrs {
   int64_t op = 0, group = 0;
   static AllReduceAttrs of(const OpAttrs& a) { return {a.i[0], a.i[1]}; }
   void write(OpAttrs* a) const { a->i[0] = op, a->i[1] = group; }
-  OpAttrs attrs() const {
-    OpAttrs a;
-    write(&a);
-    return a;
-  }
+  OpAttrs attrs() const { return attrs_of(*this); }
 };
 
 }  // namespace lt
