@@ -1,6 +1,5 @@
-#include "lt/env.h"
-
 #include "core/config.h"
+#include "lt/env.h"
 
 namespace lt {
 

@@ -7,9 +7,9 @@
 #include <mutex>
 #include <string>
 
-#include "core/config.h"
 #include "backend/backend.h"
 #include "core/check.h"
+#include "core/config.h"
 
 namespace lt::backend {
 namespace {

@@ -1,13 +1,13 @@
 #include "core/metrics.h"
 
-#include "core/config.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <vector>
+
+#include "core/config.h"
 
 namespace lt::metrics_impl {
 namespace {

@@ -12,8 +12,8 @@
 #include <system_error>
 #include <vector>
 
-#include "core/config.h"
 #include "core/check.h"
+#include "core/config.h"
 #include "eager/tensor_util.h"
 #include "lt/data.h"
 

@@ -31,6 +31,7 @@
 
 #include "api/dispatch.h"  // inplace(): AllReduce is a registry op on every device
 #include "core/check.h"
+#include "core/config.h"
 #include "core/metrics.h"
 #include "core/tensor_impl.h"  // bump_version after writing through the data pointer
 #include "dist/tcp_store.h"
@@ -38,7 +39,6 @@
 #include "lt/ops.h"
 #include "ops/attrs.h"
 #include "ops/dist_hooks.h"
-#include "core/config.h"
 
 namespace lt::dist {
 namespace {

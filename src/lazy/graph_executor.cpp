@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/config.h"
 #include "backend/backend.h"
 #include "backend/plan_node.h"
 #include "core/check.h"
+#include "core/config.h"
 #include "core/metrics.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"

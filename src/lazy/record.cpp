@@ -9,9 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "core/config.h"
 #include "backend/backend.h"
 #include "core/check.h"
+#include "core/config.h"
 #include "core/metrics.h"
 #include "core/shape.h"
 #include "eager/executor.h"

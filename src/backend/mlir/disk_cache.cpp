@@ -1,7 +1,5 @@
 #include "backend/mlir/disk_cache.h"
 
-#include "core/config.h"
-
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -21,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/config.h"
 #include "core/metrics.h"
 
 extern char** environ;

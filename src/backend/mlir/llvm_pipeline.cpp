@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/config.h"
 #include "backend/mlir/mlir_runtime.h"
+#include "core/config.h"
 #include "core/metrics.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"

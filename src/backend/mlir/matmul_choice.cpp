@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
 #include "backend/mlir/matmul_codegen.h"
 #include "backend/mlir/target.h"
+#include "core/config.h"
 #include "core/metrics.h"
 #include "ops/registry.h"
 

@@ -8,7 +8,6 @@
 // ~20 ms once per process; under LT_CACHE_DIR kept as a note (the compiled code depends on it,
 // so every process on the host must see the same value). LT_MLIR_PAR_MIN overrides it.
 // Plain C++ with OpenMP.
-#include "core/config.h"
 #include "backend/mlir/par_threshold.h"
 
 #include <omp.h>
@@ -24,6 +23,7 @@
 
 #include "backend/mlir/disk_cache.h"
 #include "backend/mlir/target.h"
+#include "core/config.h"
 #include "core/metrics.h"
 #include "core/parallel.h"
 

@@ -1,7 +1,5 @@
 #include "backend/mlir/partition.h"
 
-#include "core/config.h"
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -12,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/config.h"
 #include "core/shape.h"
 #include "ops/registry.h"
 

@@ -1,6 +1,5 @@
 // The JIT's target (target.h): the host CPU as LLVM detects it, restricted by LT_CPU_FEATURES,
 // and the codegen parameters derived from it. LLVM headers only.
-#include "core/config.h"
 #include "backend/mlir/target.h"
 
 #include <cstdlib>
@@ -8,6 +7,7 @@
 
 #include "backend/mlir/mlir_runtime.h"
 #include "core/check.h"
+#include "core/config.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/TargetParser/Host.h"
