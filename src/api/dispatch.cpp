@@ -1,9 +1,8 @@
-#include "api/dispatch.h"
-
 #include <array>
 #include <mutex>
 #include <string>
 
+#include "api/dispatch.h"
 #include "core/check.h"
 #include "core/shape.h"
 #include "core/tensor_impl.h"
@@ -60,14 +59,16 @@ Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     }
   }
   OpMeta m = infer_meta(op, in, a);
-  Tensor r = dev.is_lazy() ? lazy_hooks().execute(op, in, a, m) : eager_execute(op, in, a, m);
-  if (any_autograd(in) && autograd_hooks().needed(in)) autograd_hooks().record(op, in, a, r);
+  Tensor r = dev.is_lazy() ? hook(lazy_hooks().execute, "lazy.execute")(op, in, a, m)
+                           : eager_execute(op, in, a, m);
+  if (any_autograd(in) && hook(autograd_hooks().needed, "autograd.needed")(in))
+    hook(autograd_hooks().record, "autograd.record")(op, in, a, r);
   return r;
 }
 
 Tensor known_values(const Tensor& t) {
   if (!t.defined() || !t.device().is_lazy()) return t;
-  return lazy_hooks().known_value(t);
+  return hook(lazy_hooks().known_value, "lazy.known_value")(t);
 }
 
 Tensor call_on(Device d, OpKind op, const OpAttrs& a) {
@@ -75,7 +76,7 @@ Tensor call_on(Device d, OpKind op, const OpAttrs& a) {
   b.device = d;
   OpMeta m = infer_meta(op, {}, b);
   if (d.is_lazy()) {
-    return lazy_hooks().execute(op, {}, b, m);
+    return hook(lazy_hooks().execute, "lazy.execute")(op, {}, b, m);
   }
   return eager_execute(op, {}, b, m);
 }
@@ -104,7 +105,7 @@ void check_writable(const Tensor& t, const char* what, const char* suffix) {
 
 void assign_value(Tensor& self, const Tensor& v) {
   if (self.device().is_lazy())
-    lazy_hooks().assign(self, v);
+    hook(lazy_hooks().assign, "lazy.assign")(self, v);
   else
     copy_into(self, v);
 }
@@ -127,8 +128,9 @@ Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) 
     if (t.defined() && t.device() != self.device() && !t.impl()->wrapped_number)
       throw_error(name, "_: tensors on ", self.device().str(), " and ", t.device().str(),
                   "; transfer explicitly with .to()");
-  const bool track = any_autograd(in) && autograd_hooks().needed(in);
-  if (track) autograd_hooks().check_inplace(self);  // before anything is written
+  const bool track = any_autograd(in) && hook(autograd_hooks().needed, "autograd.needed")(in);
+  // before anything is written
+  if (track) hook(autograd_hooks().check_inplace, "autograd.check_inplace")(self);
   self.impl()->bump_version();
   if (track) {
     // Out of place with history, then the value and the history move into self. The op reads
@@ -145,7 +147,8 @@ Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) 
   }
   if (self.device().is_lazy()) {
     Tensor v = call(op, in, a);
-    lazy_hooks().assign(self, v.dtype() == self.dtype() ? v : v.to(self.dtype()));
+    hook(lazy_hooks().assign, "lazy.assign")(self,
+                                             v.dtype() == self.dtype() ? v : v.to(self.dtype()));
     return self;
   }
   bool overlap = false;

@@ -250,8 +250,9 @@ Tensor& Tensor::copy_(const Tensor& src_in) {
   Tensor src = src_in.device() == device() ? src_in : src_in.to(device());
   // Tracked when src or *this requires grad (in grad mode): a leaf that requires grad is
   // refused, a non-leaf takes src's history (none for a constant: zero_, fill_).
-  const bool track = any_autograd({*this, src}) && autograd_hooks().needed({*this, src});
-  if (track) autograd_hooks().check_inplace(*this);
+  const bool track =
+      any_autograd({*this, src}) && hook(autograd_hooks().needed, "autograd.needed")({*this, src});
+  if (track) hook(autograd_hooks().check_inplace, "autograd.check_inplace")(*this);
   impl()->bump_version();
   if (track) {
     Tensor v = src.to(dtype()).expand(sizes()).clone();  // recorded: gradients reach src
@@ -260,7 +261,7 @@ Tensor& Tensor::copy_(const Tensor& src_in) {
     return *this;
   }
   if (device().is_lazy()) {
-    lazy_hooks().assign(*this, src.to(dtype()).expand(sizes()));
+    hook(lazy_hooks().assign, "lazy.assign")(*this, src.to(dtype()).expand(sizes()));
     return *this;
   }
   if (src.impl()->storage == impl()->storage && !src.is_same(*this)) src = src.clone();

@@ -1,4 +1,5 @@
-// Tensor queries, observation and conversion.
+// Tensor observation (item, copy_to_host) and conversion (to, clone, contiguous): these reach
+// the lazy runtime or the dispatcher. The plain queries are in src/core/tensor_handle.cpp.
 #include <cstring>
 
 #include "api/dispatch.h"
@@ -9,42 +10,6 @@
 #include "eager/tensor_util.h"
 
 namespace lt {
-
-namespace {
-const TensorImpl& checked(const Tensor& t, const char* what) {
-  LT_CHECK(t.defined(), what, ": called on an undefined tensor");
-  return *t.impl();
-}
-}  // namespace
-
-IntList Tensor::sizes() const { return checked(*this, "sizes").sizes; }
-IntList Tensor::strides() const {
-  return checked(*this, "strides").strides;  // lazy: the strides eager would have
-}
-int64_t Tensor::dim() const { return static_cast<int64_t>(checked(*this, "dim").sizes.size()); }
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
-int64_t Tensor::numel() const { return checked(*this, "numel").numel; }
-Dtype Tensor::dtype() const { return checked(*this, "dtype").dtype; }
-Device Tensor::device() const { return checked(*this, "device").device; }
-int64_t Tensor::storage_offset() const { return checked(*this, "storage_offset").offset; }
-
-bool Tensor::is_contiguous() const {
-  const TensorImpl& i = checked(*this, "is_contiguous");
-  return is_contiguous_layout(i.sizes, i.strides);  // lazy tensors keep eager-equivalent strides
-}
-
-void* Tensor::raw_data_ptr() const {
-  const TensorImpl& i = checked(*this, "data_ptr");
-  LT_CHECK(i.device.is_cpu(), "data_ptr: only for cpu tensors (this one is on ", i.device.str(),
-           "); call .to(\"cpu\") first");
-  return i.data();
-}
-
-void Tensor::check_data_ptr(Dtype t) const {
-  LT_CHECK(dtype() == t, "data_ptr: the tensor is ", dtype_name(dtype()), " but ", dtype_name(t),
-           " was requested");
-}
 
 void Tensor::copy_to_host(Dtype t, void* out) const {
   Tensor c = to(kCPU);
@@ -82,9 +47,11 @@ Tensor Tensor::to(Device d) const {
   if (cur == d) return *this;
   if (cur.is_cpu() && d.is_cpu()) return *this;
   auto& h = lazy_hooks();
-  if (cur.is_lazy() && d.is_cpu()) return h.to_cpu(*this);
-  if (cur.is_cpu()) return h.from_cpu(*this, d);
-  return h.from_cpu(h.to_cpu(*this), d);
+  auto to_cpu = hook(h.to_cpu, "lazy.to_cpu");
+  auto from_cpu = hook(h.from_cpu, "lazy.from_cpu");
+  if (cur.is_lazy() && d.is_cpu()) return to_cpu(*this);
+  if (cur.is_cpu()) return from_cpu(*this, d);
+  return from_cpu(to_cpu(*this), d);
 }
 
 Tensor Tensor::to(Dtype t) const {

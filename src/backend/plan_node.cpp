@@ -1,7 +1,6 @@
-#include "backend/plan_node.h"
-
 #include <unordered_map>
 
+#include "backend/plan_node.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 
@@ -34,8 +33,10 @@ std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes) {
 
 Tensor leaf_value(const PlanNode& n, const RunArgs& args) {
   switch (n.kind) {
-    case ir::NodeKind::Data: return args.data.at(n.slot);
-    case ir::NodeKind::Param: return args.params.at(n.slot);
+    case ir::NodeKind::Data:
+      return args.data.at(n.slot);
+    case ir::NodeKind::Param:
+      return args.params.at(n.slot);
     default: {
       Tensor c = make_eager({}, n.meta.dtype);
       fill_kernel(c, n.cf, n.ci);
@@ -52,8 +53,8 @@ std::vector<Tensor> op_inputs(const PlanNode& n, const std::vector<Tensor>& valu
   *attrs = n.attrs;
   if (op_category(n.op) == OpCategory::Random) {
     RandomAttrs r = RandomAttrs::of(*attrs);
-    r.seed = in.at(0).item<int64_t>();
-    r.offset = in.at(1).item<int64_t>();
+    r.seed = int64_values(in.at(0)).at(0);
+    r.offset = int64_values(in.at(1)).at(0);
     r.write(attrs);
     in.clear();
   }

@@ -10,7 +10,6 @@
 #include "core/parallel.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
-#include "lt/ops.h"
 
 namespace lt {
 namespace {
@@ -85,7 +84,7 @@ template <typename T>
 void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const ConvAttrs& p,
                 const Tensor& out) {
   const int64_t groups = p.groups;
-  Tensor x = xin.contiguous(), w = win.contiguous();
+  Tensor x = dense(xin), w = dense(win);
   const int64_t N = x.size(0), C = x.size(1), O = w.size(0);
   const ConvGeom g = geom(C / groups, x.size(2), x.size(3), w.size(2), w.size(3), out.size(2),
                           out.size(3), p);
@@ -106,7 +105,7 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
               po + (n * O + gi * Og) * g.L());
     }
   if (bias.defined()) {
-    Tensor b = bias.contiguous();
+    Tensor b = dense(bias);
     const T* pb = static_cast<const T*>(b.raw_data_ptr());
     const int64_t L = g.L();
     parallel_for(N * O, 64, [&](int64_t s, int64_t e) {
@@ -124,7 +123,7 @@ template <typename T>
 void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs& p,
                            const Tensor& out) {
   const int64_t groups = p.groups;
-  Tensor go = gin.contiguous(), w = win.contiguous();
+  Tensor go = dense(gin), w = dense(win);
   const int64_t N = out.size(0), C = out.size(1), O = w.size(0);
   const ConvGeom g = geom(C / groups, out.size(2), out.size(3), w.size(2), w.size(3), go.size(2),
                           go.size(3), p);
@@ -152,7 +151,7 @@ template <typename T>
 void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttrs& p,
                             const Tensor& out) {
   const int64_t groups = p.groups;
-  Tensor go = gin.contiguous(), x = xin.contiguous();
+  Tensor go = dense(gin), x = dense(xin);
   const int64_t N = x.size(0), C = x.size(1), O = out.size(0);
   const ConvGeom g = geom(C / groups, x.size(2), x.size(3), out.size(2), out.size(3), go.size(2),
                           go.size(3), p);
@@ -178,8 +177,8 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
 template <typename T>
 void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, const PoolAttrs& p,
                      const Tensor& out) {
-  Tensor go = gin.contiguous();
-  Tensor x = is_max ? xin.contiguous() : Tensor();
+  Tensor go = dense(gin);
+  Tensor x = is_max ? dense(xin) : Tensor();
   const int64_t NC = out.size(0) * out.size(1), H = out.size(2), W = out.size(3);
   const int64_t OH = go.size(2), OW = go.size(3);
   const int64_t kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, ph = p.pad_h,
@@ -220,7 +219,7 @@ void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, const Po
 
 template <typename T>
 void pool_typed(bool is_max, const Tensor& xin, const PoolAttrs& p, const Tensor& out) {
-  Tensor x = xin.contiguous();
+  Tensor x = dense(xin);
   const int64_t NC = x.size(0) * x.size(1), H = x.size(2), W = x.size(3);
   const int64_t OH = out.size(2), OW = out.size(3);
   const int64_t kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, ph = p.pad_h,
@@ -255,7 +254,7 @@ void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, const Conv
   if (out.numel() == 0) return;
   if (x.size(1) == 0) {
     fill_kernel(out, 0, 0);
-    if (b.defined()) copy_into(out, out + b.reshape({1, -1, 1, 1}));
+    if (b.defined()) copy_into(out, reshape_view(b, {b.numel(), 1, 1}));  // broadcast over N, H, W
     return;
   }
   LT_DISPATCH_FLOAT(x.dtype(), T, conv_typed<T>(x, w, b, c, out));

@@ -167,7 +167,7 @@ void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out
     case K::Pow:
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
         // Checked before the (parallel) loop: nothing is thrown from inside it.
-        for (int64_t e : b.to_vector<int64_t>())
+        for (int64_t e : int64_values(b))
           LT_CHECK(e >= 0, "pow: integers to negative integer powers are not allowed (exponent ",
                    e, ")");
       }

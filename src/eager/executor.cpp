@@ -1,7 +1,6 @@
-#include "eager/executor.h"
-
 #include "core/check.h"
 #include "core/shape.h"
+#include "eager/executor.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 #include "ops/attrs.h"
@@ -105,8 +104,7 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
       } else if (op == OpKind::SliceScatter) {
         copy_into(out, in[0]);
         copy_into(view_op(OpKind::Slice, out, a, infer_meta(OpKind::Slice, {out}, a)), in[1]);
-      }
-      else if (op == OpKind::Cat)
+      } else if (op == OpKind::Cat)
         cat_kernel(in, DimAttrs::of(a).dim, out);
       else if (op == OpKind::Pad)
         pad_kernel(in[0], PadAttrs::of(a).pads, PadAttrs::of(a).value, out);
@@ -146,8 +144,8 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
     } break;
     case OpCategory::Collective:  // AllReduce: the process group reduces a fresh copy in place
       copy_into(out, in[0]);
-      LT_CHECK(dist_hooks().all_reduce, op_name(op), ": no process group layer is loaded");
-      dist_hooks().all_reduce(out, AllReduceAttrs::of(a).op, AllReduceAttrs::of(a).group);
+      hook(dist_hooks().all_reduce, "dist.all_reduce")(out, AllReduceAttrs::of(a).op,
+                                                       AllReduceAttrs::of(a).group);
       break;
   }
   return out;

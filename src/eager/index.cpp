@@ -13,7 +13,7 @@ namespace {
 // As in PyTorch, gather, scatter_add, index_select (and embedding, nll_loss and cross_entropy,
 // which use them) take indices in [0, size): a negative index is out of range, not wrapped.
 std::vector<int64_t> read_index(const Tensor& index, int64_t bound, int64_t dim, const char* op) {
-  std::vector<int64_t> v = index.to_vector<int64_t>();
+  std::vector<int64_t> v = int64_values(index);
   for (int64_t i : v)
     LT_CHECK(i >= 0 && i < bound, op, ": index ", i, " is out of bounds for dim ", dim,
              " with size ", bound);
@@ -81,7 +81,7 @@ void index_select_kernel(const Tensor& x, int64_t dim, const Tensor& index, cons
     copy_into(out, x);
     return;
   }
-  Tensor xc = x.contiguous();
+  Tensor xc = dense(x);
   const int64_t inner = xc.numel() / std::max<int64_t>(1, bound) /
                         std::max<int64_t>(1, numel_of(IntList(x.sizes().data(), dim)));
   const int64_t outer = numel_of(IntList(x.sizes().data(), dim));

@@ -86,15 +86,15 @@ void matmul_typed(Tensor a, Tensor b, const Tensor& out) {
     if (b.size(d) != 1) b_shared = false;
   bool two_d = nd == 2;
   if (B > 1 && b_shared && a.is_contiguous() && a.dim() == nd) {
-    a = a.reshape({B * n, k});
-    b = b.reshape({k, m});
+    a = reshape_view(a, {B * n, k});
+    b = reshape_view(b, {k, m});
     two_d = true;
   }
   auto expand_to = [&](const Tensor& t) {
     Dims s = batch;
     s.push_back(t.size(-2));
     s.push_back(t.size(-1));
-    return t.expand(s);
+    return expand_view(t, s);
   };
   Tensor ae = two_d ? a : expand_to(a);
   Tensor be = two_d ? b : expand_to(b);
@@ -105,11 +105,11 @@ void matmul_typed(Tensor a, Tensor b, const Tensor& out) {
   MatLayout lb = layout_of(k, m, be.stride(-2), be.stride(-1));
   if constexpr (std::is_floating_point_v<T>) {
     if (!la.ok) {
-      ae = ae.contiguous();
+      ae = dense(ae);
       la = layout_of(rows, k, ae.stride(-2), ae.stride(-1));
     }
     if (!lb.ok) {
-      be = be.contiguous();
+      be = dense(be);
       lb = layout_of(k, m, be.stride(-2), be.stride(-1));
     }
   }

@@ -115,7 +115,7 @@ void reduce_typed(const Tensor& x, IntList dims, const Tensor& out) {
       return;
     }
   }
-  Tensor xp = x.permute(perm);
+  Tensor xp = permute_view(x, perm);
   xp = dense(xp);
   reduce_rows<T, Op>(static_cast<const T*>(xp.raw_data_ptr()), K, R, o);
 }
@@ -128,7 +128,7 @@ void arg_typed(const Tensor& x, int64_t dim, const Tensor& out) {
     for (int64_t d = 0; d < x.dim(); ++d)
       if (d != dim) perm.push_back(d);
     perm.push_back(dim);
-    xp = x.permute(perm);
+    xp = permute_view(x, perm);
   }
   xp = dense(xp);
   const int64_t R = x.dim() > 0 ? x.size(dim) : 1;

@@ -1,5 +1,7 @@
 // Helpers for eager kernels: allocating tensors, making views, dtype dispatch.
 #pragma once
+#include <vector>
+
 #include "core/tensor_impl.h"
 #include "lt/tensor.h"
 
@@ -8,6 +10,17 @@ namespace lt {
 Tensor make_eager(IntList sizes, Dtype dtype);
 Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset);
 inline const TensorImpl& I(const Tensor& t) { return *t.impl(); }
+
+// Views and reads of cpu tensors made without the dispatcher: kernels (and the backends that
+// run them) never call the public ops, which would record, dispatch and check again.
+// t viewed as `sizes` (same numel); t must be viewable so (contiguous, or differing by 1s).
+Tensor reshape_view(const Tensor& t, IntList sizes);
+// t broadcast to `sizes` (stride 0 along the dims it expands, leading dims added).
+Tensor expand_view(const Tensor& t, IntList sizes);
+// t with its dims reordered: result dim i is t's dim perm[i].
+Tensor permute_view(const Tensor& t, IntList perm);
+// The values of a cpu tensor as int64, in row-major order.
+std::vector<int64_t> int64_values(const Tensor& t);
 
 }  // namespace lt
 

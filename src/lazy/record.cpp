@@ -92,11 +92,12 @@ Tensor make_view_tensor(const Tensor& base, OpKind op, const OpAttrs& a, const O
 }
 
 Tensor from_cpu(const Tensor& t, Device d);
+Tensor to_cpu(const Tensor& t);
 
 Tensor fallback(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m) {
   metrics_impl::add(std::string("fallback::") + op_name(op));
   std::vector<Tensor> eager;
-  for (const Tensor& t : in) eager.push_back(t.defined() ? t.to(kCPU) : t);
+  for (const Tensor& t : in) eager.push_back(t.defined() && t.device().is_lazy() ? to_cpu(t) : t);
   Tensor r = eager_execute(op, eager, a, m);
   Device d = in.empty() ? a.device : in[0].device();
   return from_cpu(r, d);
@@ -214,7 +215,7 @@ ir::NodePtr write_through_expand(const LazyData& d, ir::NodePtr v) {
   if (m == 0) return d.alias->value;
   Tensor flat = make_eager({m}, kInt64), index = make_eager({n}, kInt64);
   Tensor mask = make_eager({n}, kBool);
-  copy_into(flat, pos.reshape({m}));
+  copy_into(reshape_view(flat, pos.sizes()), pos);
   const int64_t* f = flat.data_ptr<int64_t>();
   int64_t* ix = index.data_ptr<int64_t>();
   bool* mk = mask.data_ptr<bool>();

@@ -3,6 +3,7 @@
 #pragma once
 #include "core/tensor_impl.h"
 #include "lt/tensor.h"
+#include "ops/hook.h"
 #include "ops/shape_rules.h"
 
 namespace lt {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "lt/tensor.h"
+#include "ops/hook.h"
 
 namespace lt {
 

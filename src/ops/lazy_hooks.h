@@ -3,6 +3,7 @@
 // layer because it speaks in OpKind/OpAttrs, below both the API and the lazy runtime.
 #pragma once
 #include "lt/tensor.h"
+#include "ops/hook.h"
 #include "ops/shape_rules.h"
 
 namespace lt {
