@@ -5,7 +5,7 @@
 set -euo pipefail
 PKGS=(build-essential g++ cmake ninja-build pkg-config zlib1g-dev
       libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev libomp-dev libgloo-dev
-      libmlir-22-dev mlir-22-tools llvm-22-dev
+      libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
       dataset-fashion-mnist graphviz)
 missing=()
 for p in "${PKGS[@]}"; do
