@@ -604,10 +604,9 @@ TEST_F(Lazy, SaveIrAndDebugExplainRecompiles) {
   EXPECT_NE(dbg.str().find("input 0: f32[64,784] -> f32[65,784]"), std::string::npos) << dbg.str();
 }
 
-// ---- golden tests of the emitted MLIR (issue: x*y+z, softmax, matmul+bias+relu). The child
-// dumps the MLIR before and after the pipeline for three graphs; the parent compares the
-// lowering ("before") with tests/golden/*.mlir and checks what the pipeline made of it.
-// LT_UPDATE_GOLDEN=1 rewrites the golden files after an intended change of the lowering.
+// ---- golden tests of the emitted MLIR (x*y+z, softmax, matmul+bias+relu). The child dumps the
+// MLIR before and after the pipeline for three graphs; the parent runs FileCheck on each with the
+// CHECK lines of tests/golden/<name>.mlir (the ops that matter, not the exact text).
 TEST(LazyChild, MlirGolden) {
   if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of MlirGoldenModules";
   lt::manual_seed(0);
@@ -646,34 +645,32 @@ TEST_F(Lazy, MlirGoldenModules) {
   const std::vector<std::string> after = mlir_sections(ss.str(), "// MLIR after the pipeline");
   ASSERT_EQ(before.size(), 3u) << ss.str();
   ASSERT_EQ(after.size(), 3u);
+  // Each module is checked by LLVM's FileCheck against the CHECK lines of its golden file:
+  // BEFORE on the module we build, AFTER and LOWERED on what the pipeline leaves.
   const std::string golden_dir =
       std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) + "/golden/";
   const char* names[] = {"mul_add_broadcast", "softmax", "matmul_bias_relu"};
   for (int k = 0; k < 3; ++k) {
-    const std::string path = golden_dir + names[k] + ".mlir";
-    if (std::getenv("LT_UPDATE_GOLDEN")) std::ofstream(path) << before[k];
-    std::stringstream g;
-    g << std::ifstream(path).rdbuf();
-    EXPECT_EQ(before[k], g.str()) << "lowering of " << names[k] << " changed; if intended, rerun "
-                                  << "with LT_UPDATE_GOLDEN=1 and review the diff of " << path;
-    // The pipeline leaves LLVM dialect only: every linalg/tensor op was lowered.
-    EXPECT_EQ(after[k].find("linalg."), std::string::npos) << after[k];
-    EXPECT_EQ(after[k].find("tensor."), std::string::npos) << after[k];
-    EXPECT_NE(after[k].find("llvm.func"), std::string::npos);
+    const std::string golden = golden_dir + names[k] + ".mlir";
+    const std::pair<const char*, const std::string*> runs[] = {
+        {"BEFORE", &before[k]}, {"AFTER", &after[k]}, {"LOWERED", &after[k]}};
+    for (const auto& [prefix, text] : runs) {
+      const std::string input = private_temp(std::string(names[k]) + "_" + prefix + ".mlir");
+      std::ofstream(input) << *text;
+      const std::string log = input + ".log";
+      const std::string check = std::string(LT_FILECHECK) + " " + golden + " --check-prefix=" +
+                                prefix + " --input-file=" + input + " > " + log + " 2>&1";
+      std::stringstream out;
+      const int rc = std::system(check.c_str());
+      out << std::ifstream(log).rdbuf();
+      EXPECT_EQ(rc, 0) << names[k] << " " << prefix << ": the module no longer matches " << golden
+                       << "\n"
+                       << out.str() << "\n"
+                       << *text;
+      std::remove(input.c_str());
+      std::remove(log.c_str());
+    }
   }
-  // x*y+z: one function of two generics, fused by the pipeline into one 2-d loop nest (two
-  // loop back-edge branches; unfused there would be four).
-  EXPECT_EQ(count(before[0], "func.func"), 1);
-  EXPECT_EQ(count(before[0], "linalg.generic"), 2);
-  EXPECT_EQ(count(after[0], "llvm.cond_br"), 2) << after[0];
-  // softmax is one function: both reductions (max, sum) fuse with the elementwise ops around them.
-  EXPECT_EQ(count(before[1], "func.func"), 1) << before[1];
-  EXPECT_EQ(count(before[1], "\"reduction\""), 2) << before[1];
-  // exp in softmax becomes a polynomial (no call to a libm expf).
-  EXPECT_EQ(after[1].find("@expf"), std::string::npos) << after[1];
-  // matmul runs as a library step (OpenBLAS): only bias + relu are compiled.
-  EXPECT_EQ(before[2].find("linalg.matmul"), std::string::npos);
-  EXPECT_NE(before[2].find("arith.select"), std::string::npos) << before[2];  // relu
 }
 
 }  // namespace
