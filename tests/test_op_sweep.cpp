@@ -1021,40 +1021,65 @@ void sweep_sum_prod(Sweep& s) {
   }
 }
 
-void sweep_amax_amin(Sweep& s) {
-  for (const char* op : {"amax", "amin"}) {
-    const bool is_max = std::string(op) == "amax";
+// Reductions whose result is one of the inputs' values or a bool (nothing is rounded): exact.
+// One row per op: its functions, the fold, the identity (empty reductions give it), and whether an
+// empty reduction is refused instead (PyTorch: max/min have no identity).
+struct ExactReduction {
+  const char* name;
+  lt::Tensor (*all)(const lt::Tensor&);
+  lt::Tensor (*dims)(const lt::Tensor&, lt::IntList, bool);
+  double (*fold)(double acc, double v);
+  double identity;
+  bool empty_refused;
+  bool bool_result;
+};
+
+const std::vector<ExactReduction>& exact_reductions() {
+  static const std::vector<ExactReduction> rows = {
+      {"amax", [](const lt::Tensor& t) { return lt::amax(t); },
+       [](const lt::Tensor& t, lt::IntList d, bool k) { return lt::amax(t, d, k); },
+       [](double a, double v) { return std::max(a, v); }, 0, true, false},
+      {"amin", [](const lt::Tensor& t) { return lt::amin(t); },
+       [](const lt::Tensor& t, lt::IntList d, bool k) { return lt::amin(t, d, k); },
+       [](double a, double v) { return std::min(a, v); }, 0, true, false},
+      {"any", [](const lt::Tensor& t) { return lt::any(t); },
+       [](const lt::Tensor& t, lt::IntList d, bool k) { return lt::any(t, d, k); },
+       [](double a, double v) { return a != 0 || v != 0 ? 1.0 : 0.0; }, 0, false, true},
+  };
+  return rows;
+}
+
+void sweep_exact_reductions(Sweep& s) {
+  for (const ExactReduction& op : exact_reductions()) {
     for (Dtype dt : kAllDtypes) {
       for (int trial = 0; trial < s.trials; ++trial) {
         Shape sh = s.shape(trial);
+        // For any, zeros must be common enough that both results occur.
         Input x = s.input(sh, dt, {-3, 3, true});
+        if (op.bool_result && trial % 2 == 0) x = s.input(sh, dt, {0, 1, true});
         const bool full = trial % 3 == 0;
         const bool keepdim = s.coin();
         std::vector<int64_t> dims = full ? std::vector<int64_t>{} : rand_dims(s, sh.size());
-        auto call = [&] {
-          if (full) return is_max ? lt::amax(x.t) : lt::amin(x.t);
-          return is_max ? lt::amax(x.t, dims, keepdim) : lt::amin(x.t, dims, keepdim);
-        };
-        run_case(describe(op, {&x}, full ? "all" : dims_str(dims, keepdim)), [&] {
-          if (any_zero_reduced(sh, dims)) {  // PyTorch: no identity for max/min
+        auto call = [&] { return full ? op.all(x.t) : op.dims(x.t, dims, keepdim); };
+        run_case(describe(op.name, {&x}, full ? "all" : dims_str(dims, keepdim)), [&] {
+          if (op.empty_refused && any_zero_reduced(sh, dims)) {
             EXPECT_THROW(call(), lt::Error);
             return;
           }
           std::vector<int64_t> all(sh.size());
           std::iota(all.begin(), all.end(), 0);
           Groups g = reduce_groups(sh, full ? all : dims, full ? false : keepdim);
-          Ref want{g.shape, {}, dt};
+          Ref want{g.shape, {}, op.bool_result ? kB : dt};
           for (const auto& m : g.members) {
-            double acc = x.ref.v[m[0]];
-            for (int64_t i : m)
-              acc = is_max ? std::max(acc, x.ref.v[i]) : std::min(acc, x.ref.v[i]);
+            double acc = op.empty_refused ? x.ref.v[m[0]] : op.identity;
+            for (int64_t i : m) acc = op.fold(acc, x.ref.v[i]);
             want.v.push_back(acc);
           }
           expect_match(call(), want, kExact, s.dev);
         });
       }
     }
-    s.cover(op);
+    s.cover(op.name);
   }
 }
 
@@ -2647,7 +2672,7 @@ const std::vector<std::pair<std::string, SweepFn>>& all_sweeps() {
       {"ScalarBinary", sweep_scalar_binary},
       {"Where", sweep_where},
       {"SumProd", sweep_sum_prod},
-      {"AmaxAmin", sweep_amax_amin},
+      {"ExactReductions", sweep_exact_reductions},
       {"ArgmaxArgmin", sweep_arg},
       {"Reshape", sweep_reshape},
       {"Permute", sweep_permute},
@@ -2715,7 +2740,7 @@ LT_SWEEP_TEST(Binary)
 LT_SWEEP_TEST(ScalarBinary)
 LT_SWEEP_TEST(Where)
 LT_SWEEP_TEST(SumProd)
-LT_SWEEP_TEST(AmaxAmin)
+LT_SWEEP_TEST(ExactReductions)
 LT_SWEEP_TEST(ArgmaxArgmin)
 LT_SWEEP_TEST(Reshape)
 LT_SWEEP_TEST(Permute)

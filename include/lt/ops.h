@@ -89,6 +89,8 @@ Tensor prod(const Tensor& t);
 Tensor prod(const Tensor& t, IntList dims, bool keepdim = false);
 Tensor amax(const Tensor& t, IntList dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& t, IntList dims = {}, bool keepdim = false);
+// True where any element over dims is nonzero (NaN counts); false over an empty set.
+Tensor any(const Tensor& t, IntList dims = {}, bool keepdim = false);
 Tensor max(const Tensor& t);
 std::tuple<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& t);

@@ -155,6 +155,9 @@ class Tensor {
   Tensor amin() const;
   Tensor amin(int64_t dim, bool keepdim = false) const;
   Tensor amin(IntList dims, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor any(IntList dims, bool keepdim = false) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;

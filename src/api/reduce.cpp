@@ -51,6 +51,7 @@ Tensor prod(const Tensor& t) { return reduce(K::Prod, t, {}, false); }
 Tensor prod(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Prod, t, dims, keepdim); }
 Tensor amax(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Amax, t, dims, keepdim); }
 Tensor amin(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Amin, t, dims, keepdim); }
+Tensor any(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Any, t, dims, keepdim); }
 Tensor mean(const Tensor& t) { return mean(t, {}, false); }
 Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
   OpContext ctx("mean");
@@ -127,6 +128,9 @@ Tensor Tensor::prod(IntList d, bool k) const { return lt::prod(*this, d, k); }
 Tensor Tensor::amax() const { return lt::amax(*this); }
 Tensor Tensor::amax(int64_t d, bool k) const { return lt::amax(*this, IntList(d), k); }
 Tensor Tensor::amax(IntList d, bool k) const { return lt::amax(*this, d, k); }
+Tensor Tensor::any() const { return lt::any(*this); }
+Tensor Tensor::any(int64_t d, bool k) const { return lt::any(*this, IntList(d), k); }
+Tensor Tensor::any(IntList d, bool k) const { return lt::any(*this, d, k); }
 Tensor Tensor::amin() const { return lt::amin(*this); }
 Tensor Tensor::amin(int64_t d, bool k) const { return lt::amin(*this, IntList(d), k); }
 Tensor Tensor::amin(IntList d, bool k) const { return lt::amin(*this, d, k); }

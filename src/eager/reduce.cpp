@@ -50,6 +50,12 @@ struct ExtremeOp {
   }
 };
 
+template <typename T>
+struct AnyOp {
+  static Acc<T> init() { return Acc<T>(0); }
+  static Acc<T> step(Acc<T> a, T v) { return a || v != T(0); }
+};
+
 // rows: x is [K, R] contiguous; out[k] = fold(x[k, :])
 template <typename T, typename Op>
 void reduce_rows(const T* x, int64_t K, int64_t R, T* out) {
@@ -168,6 +174,7 @@ void reduce_kernel(OpKind op, const Tensor& x, IntList dims, const Tensor& out) 
       case OpKind::Prod: reduce_typed<T, ProdOp<T>>(x, dims, out); break;
       case OpKind::Amax: reduce_typed<T, ExtremeOp<T, true>>(x, dims, out); break;
       case OpKind::Amin: reduce_typed<T, ExtremeOp<T, false>>(x, dims, out); break;
+      case OpKind::Any: reduce_typed<T, AnyOp<T>>(x, dims, out); break;
       default: throw_error("internal: reduce kernel for ", op_name(op));
     }
   });

@@ -128,6 +128,10 @@ OpMeta reduction(OpKind op, const Tensor& x, const OpAttrs& attrs) {
     m.dtype = m.compute = x.dtype();
     return m;
   }
+  if (rule == DtypeRule::ToBool) {  // any: reduces the input seen as bool (x != 0)
+    m.dtype = m.compute = kBool;
+    return m;
+  }
   m.dtype = m.compute = a.dtype;
   return m;
 }

@@ -426,6 +426,9 @@ class Lowering {
                      : ct == kBool ? Value(arith::OrIOp::create(b, loc_, acc, x))
                                    : Value(arith::MaxSIOp::create(b, loc_, acc, x));
               break;
+            case OpKind::Any:  // ct is bool: the input was converted with x != 0
+              r = arith::OrIOp::create(b, loc_, acc, x);
+              break;
             default:
               r = fl ? Value(arith::MinimumFOp::create(b, loc_, acc, x))
                      : ct == kBool ? Value(arith::AndIOp::create(b, loc_, acc, x))
