@@ -11,6 +11,12 @@ namespace lt::backend {
 
 using namespace mlir;
 
+namespace {
+Value fconst(OpBuilder& b, Value like, double v) {
+  return arith::ConstantOp::create(b, like.getLoc(), b.getFloatAttr(like.getType(), v));
+}
+}  // namespace
+
 // x is NaN ? x : r. MLIR's exp approximation converts its scaled argument with fptosi, which
 // is poison for NaN; when canonicalization had folded the argument to a NaN constant (softmax
 // of a 0-d inf: inf - inf), LLVM folded the poison into an arbitrary value (the fuzzer saw
@@ -35,13 +41,12 @@ Value accurate_expm1(OpBuilder& b, Location loc_, Value x) {
   Value r = arith::DivFOp::create(b, loc_, arith::MulFOp::create(b, loc_, um1, x),
                                   math::LogOp::create(b, loc_, u));
   Value is_one = arith::CmpFOp::create(b, loc_, P::OEQ, u, one);
-  // u - 1 == -1 (u == 0) or u infinite: u - 1 itself.
-  Value inf = arith::ConstantOp::create(
-      b, loc_, b.getFloatAttr(x.getType(), std::numeric_limits<double>::infinity()));
-  Value big = arith::CmpFOp::create(b, loc_, P::OEQ, u, inf);
-  Value zero_u =
-      arith::CmpFOp::create(b, loc_, P::OEQ, u, arith::SubFOp::create(b, loc_, one, one));
-  r = arith::SelectOp::create(b, loc_, arith::OrIOp::create(b, loc_, big, zero_u), um1, r);
+  // Away from 0 (u >= 2 or u <= 1/2, infinities and 0 included) u - 1 cancels nothing: u - 1
+  // itself. The correction there overflowed: (u - 1) x is inf for x > 703 (tests/test_math_ulp).
+  Value far = arith::OrIOp::create(
+      b, loc_, arith::CmpFOp::create(b, loc_, P::OGE, u, fconst(b, x, 2.0)),
+      arith::CmpFOp::create(b, loc_, P::OLE, u, fconst(b, x, 0.5)));
+  r = arith::SelectOp::create(b, loc_, far, um1, r);
   return nan_passes(b, loc_, x, arith::SelectOp::create(b, loc_, is_one, x, r));
 }
 Value accurate_log1p(OpBuilder& b, Location loc_, Value x) {
@@ -51,16 +56,45 @@ Value accurate_log1p(OpBuilder& b, Location loc_, Value x) {
   Value um1 = arith::SubFOp::create(b, loc_, u, one);
   Value r = arith::DivFOp::create(
       b, loc_, arith::MulFOp::create(b, loc_, math::LogOp::create(b, loc_, u), x), um1);
-  Value inf = arith::ConstantOp::create(
-      b, loc_, b.getFloatAttr(x.getType(), std::numeric_limits<double>::infinity()));
-  // u == 1: x (tiny and signed zeros); u infinite or u <= 0: log(u) (inf, -inf, NaN).
+  // u == 1: x (tiny and signed zeros); u >= 2 or u <= 1/2 (infinities, u <= 0 and NaN
+  // included): log(u), which cancels nothing there (1 + x is exact for x in [-1/2, 0]); the
+  // correction overflowed, log(u) x = inf for x > 2.6e305 (tests/test_math_ulp).
   Value is_one = arith::CmpFOp::create(b, loc_, P::OEQ, u, one);
   Value plain = arith::OrIOp::create(
-      b, loc_, arith::CmpFOp::create(b, loc_, P::OEQ, u, inf),
-      arith::CmpFOp::create(b, loc_, P::ULE, u, arith::SubFOp::create(b, loc_, one, one)));
+      b, loc_, arith::CmpFOp::create(b, loc_, P::UGE, u, fconst(b, x, 2.0)),
+      arith::CmpFOp::create(b, loc_, P::ULE, u, fconst(b, x, 0.5)));
   r = arith::SelectOp::create(b, loc_, plain, math::LogOp::create(b, loc_, u), r);
   return arith::SelectOp::create(b, loc_, is_one, x, r);
 }
+// float32 exp and log at the subnormal edge. MLIR's exp approximation builds its result from an
+// exponent field, so results below FLT_MIN (x < -87.34) came out 0 where libm (eager) gives the
+// subnormal; its log reads the exponent field of its argument, so a subnormal argument gave
+// log(FLT_MIN) = -87.34 for every one (log(1e-45) is -103.28). exp takes x/2 there and squares
+// (one more rounding: within 4 ulp of libm); log scales the argument by 2^24 and subtracts
+// 24 ln 2. Measured by tests/test_math_ulp.cpp over a million arguments spread over all floats.
+Value exp_f32(OpBuilder& b, Location loc_, Value x) {
+  Type t = x.getType();
+  if (!t.isF32()) return math::ExpOp::create(b, loc_, x);
+  Value edge = arith::ConstantOp::create(b, loc_, b.getFloatAttr(t, -87.33654475));
+  Value small = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OLT, x, edge);
+  Value half =
+      arith::MulFOp::create(b, loc_, x, arith::ConstantOp::create(b, loc_, b.getFloatAttr(t, 0.5)));
+  Value e = math::ExpOp::create(b, loc_, arith::SelectOp::create(b, loc_, small, half, x));
+  return arith::SelectOp::create(b, loc_, small, arith::MulFOp::create(b, loc_, e, e), e);
+}
+Value log_f32(OpBuilder& b, Location loc_, Value x) {
+  Type t = x.getType();
+  if (!t.isF32()) return math::LogOp::create(b, loc_, x);
+  Value min_normal = arith::ConstantOp::create(
+      b, loc_, b.getFloatAttr(t, static_cast<double>(std::numeric_limits<float>::min())));
+  Value sub = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OLT, x, min_normal);
+  Value scaled = arith::MulFOp::create(
+      b, loc_, x, arith::ConstantOp::create(b, loc_, b.getFloatAttr(t, 16777216.0)));
+  Value l = math::LogOp::create(b, loc_, arith::SelectOp::create(b, loc_, sub, scaled, x));
+  Value shift = arith::ConstantOp::create(b, loc_, b.getFloatAttr(t, 24 * 0.69314718055994531));
+  return arith::SelectOp::create(b, loc_, sub, arith::SubFOp::create(b, loc_, l, shift), l);
+}
+
 // erf(-0) = -0: the float32 approximation returned +0.
 Value zero_passes(OpBuilder& b, Location loc_, Value x, Value r) {
   Value zero = arith::ConstantOp::create(b, loc_, b.getFloatAttr(x.getType(), 0.0));

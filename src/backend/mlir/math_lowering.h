@@ -11,6 +11,10 @@ namespace lt::backend {
 mlir::Value nan_passes(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Value r);
 // x == 0 ? x : r (keeps -0 where an approximation returned +0).
 mlir::Value zero_passes(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Value r);
+// float32 exp / log that keep subnormal results and arguments (MLIR's approximations flush
+// them); other types: math.exp / math.log.
+mlir::Value exp_f32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x);
+mlir::Value log_f32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x);
 // expm1 / log1p accurate to a few ulp for every argument, -0 and tiny ones included (float64:
 // MLIR's own lowering is exp(x) - 1 / log(1 + x)).
 mlir::Value accurate_expm1(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x);

@@ -259,8 +259,8 @@ class Lowering {
         return arith::SelectOp::create(
             b, loc_, arith::CmpIOp::create(b, loc_, Q::slt, x[0], iconst(b, ct, 0)),
             arith::SubIOp::create(b, loc_, iconst(b, ct, 0), x[0]), x[0]);
-      case OpKind::Exp: return nan_passes(b, loc_, x[0], math::ExpOp::create(b, loc_, x[0]));
-      case OpKind::Log: return math::LogOp::create(b, loc_, x[0]);
+      case OpKind::Exp: return nan_passes(b, loc_, x[0], exp_f32(b, loc_, x[0]));
+      case OpKind::Log: return log_f32(b, loc_, x[0]);
       case OpKind::Log1p:
         if (ct == kFloat64) return accurate_log1p(b, loc_, x[0]);
         return math::Log1pOp::create(b, loc_, x[0]);
