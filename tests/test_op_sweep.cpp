@@ -1045,6 +1045,9 @@ const std::vector<ExactReduction>& exact_reductions() {
       {"any", [](const lt::Tensor& t) { return lt::any(t); },
        [](const lt::Tensor& t, lt::IntList d, bool k) { return lt::any(t, d, k); },
        [](double a, double v) { return a != 0 || v != 0 ? 1.0 : 0.0; }, 0, false, true},
+      {"all", [](const lt::Tensor& t) { return lt::all(t); },
+       [](const lt::Tensor& t, lt::IntList d, bool k) { return lt::all(t, d, k); },
+       [](double a, double v) { return a != 0 && v != 0 ? 1.0 : 0.0; }, 1, false, true},
   };
   return rows;
 }
@@ -1054,9 +1057,10 @@ void sweep_exact_reductions(Sweep& s) {
     for (Dtype dt : kAllDtypes) {
       for (int trial = 0; trial < s.trials; ++trial) {
         Shape sh = s.shape(trial);
-        // For any, zeros must be common enough that both results occur.
+        // For any and all, zeros must be common (or absent) often enough that both results occur.
         Input x = s.input(sh, dt, {-3, 3, true});
-        if (op.bool_result && trial % 2 == 0) x = s.input(sh, dt, {0, 1, true});
+        if (op.bool_result && trial % 4 == 0) x = s.input(sh, dt, {0, 1, true});
+        if (op.bool_result && trial % 4 == 1) x = s.input(sh, dt, {1, 2, true});
         const bool full = trial % 3 == 0;
         const bool keepdim = s.coin();
         std::vector<int64_t> dims = full ? std::vector<int64_t>{} : rand_dims(s, sh.size());

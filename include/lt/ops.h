@@ -91,6 +91,8 @@ Tensor amax(const Tensor& t, IntList dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& t, IntList dims = {}, bool keepdim = false);
 // True where any element over dims is nonzero (NaN counts); false over an empty set.
 Tensor any(const Tensor& t, IntList dims = {}, bool keepdim = false);
+// True where every element over dims is nonzero (NaN counts); true over an empty set.
+Tensor all(const Tensor& t, IntList dims = {}, bool keepdim = false);
 Tensor max(const Tensor& t);
 std::tuple<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& t);

@@ -158,6 +158,9 @@ class Tensor {
   Tensor any() const;
   Tensor any(int64_t dim, bool keepdim = false) const;
   Tensor any(IntList dims, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor all(IntList dims, bool keepdim = false) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;

@@ -52,6 +52,7 @@ Tensor prod(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Prod
 Tensor amax(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Amax, t, dims, keepdim); }
 Tensor amin(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Amin, t, dims, keepdim); }
 Tensor any(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::Any, t, dims, keepdim); }
+Tensor all(const Tensor& t, IntList dims, bool keepdim) { return reduce(K::All, t, dims, keepdim); }
 Tensor mean(const Tensor& t) { return mean(t, {}, false); }
 Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
   OpContext ctx("mean");
@@ -131,6 +132,9 @@ Tensor Tensor::amax(IntList d, bool k) const { return lt::amax(*this, d, k); }
 Tensor Tensor::any() const { return lt::any(*this); }
 Tensor Tensor::any(int64_t d, bool k) const { return lt::any(*this, IntList(d), k); }
 Tensor Tensor::any(IntList d, bool k) const { return lt::any(*this, d, k); }
+Tensor Tensor::all() const { return lt::all(*this); }
+Tensor Tensor::all(int64_t d, bool k) const { return lt::all(*this, IntList(d), k); }
+Tensor Tensor::all(IntList d, bool k) const { return lt::all(*this, d, k); }
 Tensor Tensor::amin() const { return lt::amin(*this); }
 Tensor Tensor::amin(int64_t d, bool k) const { return lt::amin(*this, IntList(d), k); }
 Tensor Tensor::amin(IntList d, bool k) const { return lt::amin(*this, d, k); }

@@ -56,6 +56,12 @@ struct AnyOp {
   static Acc<T> step(Acc<T> a, T v) { return a || v != T(0); }
 };
 
+template <typename T>
+struct AllOp {
+  static Acc<T> init() { return Acc<T>(1); }
+  static Acc<T> step(Acc<T> a, T v) { return a && v != T(0); }
+};
+
 // rows: x is [K, R] contiguous; out[k] = fold(x[k, :])
 template <typename T, typename Op>
 void reduce_rows(const T* x, int64_t K, int64_t R, T* out) {
@@ -175,6 +181,7 @@ void reduce_kernel(OpKind op, const Tensor& x, IntList dims, const Tensor& out) 
       case OpKind::Amax: reduce_typed<T, ExtremeOp<T, true>>(x, dims, out); break;
       case OpKind::Amin: reduce_typed<T, ExtremeOp<T, false>>(x, dims, out); break;
       case OpKind::Any: reduce_typed<T, AnyOp<T>>(x, dims, out); break;
+      case OpKind::All: reduce_typed<T, AllOp<T>>(x, dims, out); break;
       default: throw_error("internal: reduce kernel for ", op_name(op));
     }
   });

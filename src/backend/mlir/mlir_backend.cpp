@@ -371,7 +371,8 @@ class Lowering {
     double fid = 0;
     int64_t iid = 0;
     switch (n->op) {
-      case OpKind::Prod: fid = 1, iid = 1; break;
+      case OpKind::Prod:
+      case OpKind::All: fid = 1, iid = 1; break;
       case OpKind::Amax:
         fid = -INFINITY;
         iid = ct == kInt32 ? INT32_MIN : (ct == kBool ? 0 : INT64_MIN);
@@ -428,6 +429,9 @@ class Lowering {
               break;
             case OpKind::Any:  // ct is bool: the input was converted with x != 0
               r = arith::OrIOp::create(b, loc_, acc, x);
+              break;
+            case OpKind::All:
+              r = arith::AndIOp::create(b, loc_, acc, x);
               break;
             default:
               r = fl ? Value(arith::MinimumFOp::create(b, loc_, acc, x))
