@@ -292,6 +292,27 @@ TEST(Reliability, IntegerNegAndAbsOfTheMinimumWrap) {
   });
 }
 
+// The fuzzer (seed 41006376): the sum of a 0-d -0 was -0 on mlir (the element itself) where eager
+// and PyTorch add it to the identity and give +0; 1 / sum then had the wrong infinity.
+TEST(Reliability, SumOfNegativeZeroIsPositiveZero) {
+  for_each_backend([&](const std::string&) {
+    for (lt::Device dev : {kCpu, kLazy}) {
+      SCOPED_TRACE(dev.str());
+      Tensor z0 = lt::tensor(std::vector<float>{-0.5f}, {}).to(dev).round();  // -0
+      Tensor z1 = lt::tensor(std::vector<double>{-0.0, -0.0}, {2}).to(dev);
+      for (const Tensor& s : {z0.sum(), z0.sum({0}, false), z1.sum(), z1.sum({0}, true)}) {
+        const double v = s.to(lt::kFloat64).to_vector<double>().at(0);
+        EXPECT_EQ(v, 0.0);
+        EXPECT_FALSE(std::signbit(v)) << "sum gave -0";
+      }
+      EXPECT_EQ((1.0f / z0.sum()).item<float>(), INFINITY);
+      // prod, amax and amin of -0 keep it, as in PyTorch
+      EXPECT_TRUE(std::signbit(z0.prod().item<float>()));
+      EXPECT_TRUE(std::signbit(z0.amax().item<float>()));
+    }
+  });
+}
+
 // ---- a training step whose input is corrupted, then more training
 
 struct Model {

@@ -351,8 +351,14 @@ class Lowering {
       // A 0-d input: the reduction is the element itself. (As a generic of no loops whose
       // payload reads its init, linalg's elementwise fusion merged it into a consumer and
       // accumulated over the consumer's iteration space.)
+      // A float sum still adds its identity: +0 + -0 is +0, as eager (and PyTorch) give.
+      const bool add_zero = fl && n->op == OpKind::Sum;
       return generic({}, ct, {in}, {AffineMap::get(0, 0, {}, ctx_)},
-                     [&](OpBuilder& b, ValueRange v) { return convert(b, v[0], it, ct); });
+                     [&](OpBuilder& b, ValueRange v) {
+                       Value x = convert(b, v[0], it, ct);
+                       return add_zero ? Value(arith::AddFOp::create(b, loc_, x, fconst(b, ct, 0.0)))
+                                       : x;
+                     });
     }
     const ReduceAttrs ra = ReduceAttrs::of(n->attrs);
     auto reduced = [&](unsigned d) {
