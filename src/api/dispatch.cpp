@@ -1,8 +1,9 @@
+#include "api/dispatch.h"
+
 #include <array>
 #include <mutex>
 #include <string>
 
-#include "api/dispatch.h"
 #include "core/check.h"
 #include "core/shape.h"
 #include "core/tensor_impl.h"

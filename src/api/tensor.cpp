@@ -11,15 +11,7 @@
 
 namespace lt {
 
-void Tensor::copy_to_host(Dtype t, void* out) const {
-  Tensor c = to(kCPU);
-  if (c.dtype() != t || !c.is_contiguous()) {
-    Tensor d = make_eager(c.sizes(), t);
-    copy_into(d, c);
-    c = d;
-  }
-  if (c.numel() > 0) std::memcpy(out, c.raw_data_ptr(), c.numel() * dtype_size(t));
-}
+void Tensor::copy_to_host(Dtype t, void* out) const { read_values(to(kCPU), t, out); }
 
 Scalar Tensor::item() const {
   LT_CHECK(numel() == 1, "item: a tensor with ", numel(), " elements (shape ", shape_str(sizes()),

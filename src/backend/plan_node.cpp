@@ -1,6 +1,7 @@
+#include "backend/plan_node.h"
+
 #include <unordered_map>
 
-#include "backend/plan_node.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 
@@ -33,10 +34,8 @@ std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes) {
 
 Tensor leaf_value(const PlanNode& n, const RunArgs& args) {
   switch (n.kind) {
-    case ir::NodeKind::Data:
-      return args.data.at(n.slot);
-    case ir::NodeKind::Param:
-      return args.params.at(n.slot);
+    case ir::NodeKind::Data: return args.data.at(n.slot);
+    case ir::NodeKind::Param: return args.params.at(n.slot);
     default: {
       Tensor c = make_eager({}, n.meta.dtype);
       fill_kernel(c, n.cf, n.ci);

@@ -1,6 +1,7 @@
+#include "eager/executor.h"
+
 #include "core/check.h"
 #include "core/shape.h"
-#include "eager/executor.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 #include "ops/attrs.h"

@@ -1,9 +1,10 @@
+#include "eager/tensor_util.h"
+
 #include <cstring>
 
 #include "core/check.h"
 #include "core/shape.h"
 #include "eager/kernels.h"
-#include "eager/tensor_util.h"
 
 namespace lt {
 
@@ -61,15 +62,18 @@ Tensor permute_view(const Tensor& t, IntList perm) {
   return make_view(t, sizes, st, t.storage_offset());
 }
 
-std::vector<int64_t> int64_values(const Tensor& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-  if (v.empty()) return v;
+void read_values(const Tensor& t, Dtype as, void* out) {
   Tensor c = t;
-  if (t.dtype() != kInt64 || !t.is_contiguous()) {
-    c = make_eager(t.sizes(), kInt64);
+  if (t.dtype() != as || !t.is_contiguous()) {
+    c = make_eager(t.sizes(), as);
     copy_into(c, t);
   }
-  std::memcpy(v.data(), c.raw_data_ptr(), v.size() * sizeof(int64_t));
+  if (c.numel() > 0) std::memcpy(out, c.raw_data_ptr(), c.numel() * dtype_size(as));
+}
+
+std::vector<int64_t> int64_values(const Tensor& t) {
+  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
+  read_values(t, kInt64, v.data());
   return v;
 }
 

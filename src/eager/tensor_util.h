@@ -19,6 +19,8 @@ Tensor reshape_view(const Tensor& t, IntList sizes);
 Tensor expand_view(const Tensor& t, IntList sizes);
 // t with its dims reordered: result dim i is t's dim perm[i].
 Tensor permute_view(const Tensor& t, IntList perm);
+// The values of a cpu tensor converted to `as`, in row-major order, into out (numel elements).
+void read_values(const Tensor& t, Dtype as, void* out);
 // The values of a cpu tensor as int64, in row-major order.
 std::vector<int64_t> int64_values(const Tensor& t);
 

@@ -73,25 +73,20 @@ Value accurate_log1p(OpBuilder& b, Location loc_, Value x) {
 // (one more rounding: within 4 ulp of libm); log scales the argument by 2^24 and subtracts
 // 24 ln 2. Measured by tests/test_math_ulp.cpp over a million arguments spread over all floats.
 Value exp_f32(OpBuilder& b, Location loc_, Value x) {
-  Type t = x.getType();
-  if (!t.isF32()) return math::ExpOp::create(b, loc_, x);
-  Value edge = arith::ConstantOp::create(b, loc_, b.getFloatAttr(t, -87.33654475));
+  if (!x.getType().isF32()) return math::ExpOp::create(b, loc_, x);
+  Value edge = fconst(b, x, -87.33654475);
   Value small = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OLT, x, edge);
-  Value half =
-      arith::MulFOp::create(b, loc_, x, arith::ConstantOp::create(b, loc_, b.getFloatAttr(t, 0.5)));
+  Value half = arith::MulFOp::create(b, loc_, x, fconst(b, x, 0.5));
   Value e = math::ExpOp::create(b, loc_, arith::SelectOp::create(b, loc_, small, half, x));
   return arith::SelectOp::create(b, loc_, small, arith::MulFOp::create(b, loc_, e, e), e);
 }
 Value log_f32(OpBuilder& b, Location loc_, Value x) {
-  Type t = x.getType();
-  if (!t.isF32()) return math::LogOp::create(b, loc_, x);
-  Value min_normal = arith::ConstantOp::create(
-      b, loc_, b.getFloatAttr(t, static_cast<double>(std::numeric_limits<float>::min())));
+  if (!x.getType().isF32()) return math::LogOp::create(b, loc_, x);
+  Value min_normal = fconst(b, x, static_cast<double>(std::numeric_limits<float>::min()));
   Value sub = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OLT, x, min_normal);
-  Value scaled = arith::MulFOp::create(
-      b, loc_, x, arith::ConstantOp::create(b, loc_, b.getFloatAttr(t, 16777216.0)));
+  Value scaled = arith::MulFOp::create(b, loc_, x, fconst(b, x, 16777216.0));
   Value l = math::LogOp::create(b, loc_, arith::SelectOp::create(b, loc_, sub, scaled, x));
-  Value shift = arith::ConstantOp::create(b, loc_, b.getFloatAttr(t, 24 * 0.69314718055994531));
+  Value shift = fconst(b, x, 24 * 0.69314718055994531);
   return arith::SelectOp::create(b, loc_, sub, arith::SubFOp::create(b, loc_, l, shift), l);
 }
 
