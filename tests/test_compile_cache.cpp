@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 const lt::Device kLazy("lazy");
 
 // Three graphs (an elementwise chain with broadcasting; softmax = clusters around reductions; a
-// matmul the generated kernel takes, then relu), checked against the eager device (tolerance as
-// below; the matmul: 1e-3 absolute, see test_lazy's CompiledMatmulByGeneratedCodeMatchesEager);
+// scaling, a matmul the generated kernel takes, then relu), checked against the eager device
+// (tolerance as below; the matmul: 1e-3 absolute per unit of scale, see test_lazy's
+// CompiledMatmulByGeneratedCodeMatchesEager);
 // the counters go to LT_TEST_OUT.
 TEST(CacheChild, Program) {
   if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of the DiskCache tests";
@@ -34,14 +35,15 @@ TEST(CacheChild, Program) {
   EXPECT_TRUE(lt::allclose(a.to("cpu"), ((x * y + 1.5f).exp() - x).tanh(), 3e-5, 3e-6));
   EXPECT_TRUE(lt::allclose(b.to("cpu"), lt::softmax(x * 2.0f, 1), 3e-5, 3e-6));
   lt::Tensor p = lt::randn({32, 128}), q = lt::randn({128, 128});
-  lt::Tensor c = lt::matmul(p.to(kLazy), q.to(kLazy)).relu();
+  lt::Tensor c = lt::matmul(p.to(kLazy) * 2.0f, q.to(kLazy)).relu();  // two clusters
   lt::mark_step();
-  EXPECT_TRUE(lt::allclose(c.to("cpu"), lt::matmul(p, q).relu(), 0, 1e-3));
+  EXPECT_TRUE(lt::allclose(c.to("cpu"), lt::matmul(p * 2.0f, q).relu(), 0, 2e-3));
   std::ofstream out(std::getenv("LT_TEST_OUT"));
   for (const char* c :
        {"DiskCacheHit", "DiskCacheMiss", "DiskCacheWrite", "DiskCacheCorrupt", "MlirClusters",
         "CompileFallback", "CodegenMatmulSteps", "CodegenMatmulCompiles", "CodegenMatmulChosen",
-        "CodegenMatmulDeclined", "CodegenMatmulChoiceCached", "DiskCacheLockWaits"})
+        "CodegenMatmulDeclined", "CodegenMatmulChoiceCached", "DiskCacheLockWaits",
+        "MlirJitModules"})
     out << c << " " << lt::metrics::counter(c) << "\n";
 }
 
@@ -59,7 +61,10 @@ class DiskCache : public ::testing::Test {
   std::map<std::string, int64_t> run_child(const std::string& matmul = "codegen",
                                            const std::string& tag = "") {
     const std::string out = dir_ + tag + ".out";
-    const std::string cmd = "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_MLIR_MATMUL=" + matmul +
+    // Two threads: graphs of several clusters compile as two modules (jit.h), whose two
+    // objects the cache links into one library.
+    const std::string cmd = "LT_TEST_CHILD=1 LT_NUM_THREADS=2 LT_BACKEND=mlir LT_MLIR_MATMUL=" +
+                            matmul +
                             " LT_CACHE_DIR=" + dir_ + " LT_TEST_OUT=" + out + " /proc/" +
                             std::to_string(getpid()) +
                             "/exe --gtest_filter=CacheChild.Program > /dev/null 2>&1";
@@ -90,6 +95,7 @@ TEST_F(DiskCache, SecondProcessSkipsCompilation) {
   EXPECT_GE(first["DiskCacheMiss"], 4);  // three graphs and one generated matmul kernel
   EXPECT_EQ(first["DiskCacheWrite"], first["DiskCacheMiss"]);
   EXPECT_GT(first["MlirClusters"], 0);
+  EXPECT_GT(first["MlirJitModules"], 3);  // some graph was split across the two threads
   EXPECT_EQ(first["CompileFallback"], 0);
   EXPECT_EQ(first["CodegenMatmulCompiles"], 1);
   EXPECT_EQ(first["CodegenMatmulSteps"], 1);
@@ -102,6 +108,7 @@ TEST_F(DiskCache, SecondProcessSkipsCompilation) {
   EXPECT_EQ(second["DiskCacheMiss"], 0);
   EXPECT_EQ(second["DiskCacheWrite"], 0);
   EXPECT_EQ(second["MlirClusters"], 0);  // MLIR and LLVM did not run at all
+  EXPECT_EQ(second["MlirJitModules"], 0);
   EXPECT_EQ(second["CodegenMatmulCompiles"], 0);
   EXPECT_EQ(second["CodegenMatmulSteps"], 1);
 }
@@ -188,6 +195,37 @@ TEST(ParallelLoops, LargeGraphsMatchEagerOnEveryThreadCount) {
     lt::mark_step();
     EXPECT_TRUE(lt::allclose(got.to("cpu"), want, 3e-5, 3e-6)) << nt << " threads";
     EXPECT_TRUE(lt::allclose(sm.to("cpu"), want_sm, 3e-5, 3e-6)) << nt << " threads";
+  }
+  lt::set_num_threads(threads);
+  lt::set_lazy_backend(before);
+}
+
+// A graph of several clusters is split into one module per thread, compiled on those threads
+// (jit.h); each split gives eager's results (tolerance as above), and one thread one module.
+TEST(ParallelJit, ModulesPerThreadMatchEager) {
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  const int threads = lt::get_num_threads();
+  lt::manual_seed(5);
+  for (int nt : {1, 2, 3}) {
+    lt::set_num_threads(nt);
+    // A new shape per thread count: each is a compile, never a cache hit.
+    lt::Tensor x = lt::randn({9 + nt, 40}), w = lt::randn({40, 24}), b = lt::randn({24});
+    auto step = [](const lt::Tensor& x, const lt::Tensor& w, const lt::Tensor& b) {
+      lt::Tensor h = lt::matmul((x * 0.5f).tanh(), w) + b;  // clusters around the matmul
+      return lt::log_softmax(h.relu() - h.mean(0), 1).exp().sum(1);
+    };
+    const int64_t modules = lt::metrics::counter("MlirJitModules");
+    const int64_t clusters = lt::metrics::counter("MlirClusters");
+    const int64_t compiles = lt::metrics::counter("UncachedCompile");
+    lt::Tensor got = step(x.to(kLazy), w.to(kLazy), b.to(kLazy));
+    lt::mark_step();
+    EXPECT_EQ(lt::metrics::counter("UncachedCompile") - compiles, 1);
+    const int64_t n = lt::metrics::counter("MlirClusters") - clusters;
+    EXPECT_GE(n, 2);
+    EXPECT_EQ(lt::metrics::counter("MlirJitModules") - modules, std::min<int64_t>(nt, n))
+        << nt << " threads";
+    EXPECT_TRUE(lt::allclose(got.to("cpu"), step(x, w, b), 3e-5, 3e-6)) << nt << " threads";
   }
   lt::set_num_threads(threads);
   lt::set_lazy_backend(before);

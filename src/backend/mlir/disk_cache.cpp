@@ -182,20 +182,22 @@ void discard(const std::string& dir, const std::string& key) {
   remove_entry(dir + "/" + key);
 }
 
-bool store(const std::string& dir, const std::string& key, const std::string& object,
+bool store(const std::string& dir, const std::string& key, const std::vector<std::string>& objects,
            const std::vector<std::string>& libs) {
   M::ScopedTimer t("DiskCacheWriteTime");
   const std::string base = dir + "/" + key;
   const std::string tmp_so = base + "." + std::to_string(getpid()) + ".tmp.so";
   std::error_code ec;
   fs::create_directories(dir, ec);
-  std::vector<std::string> argv = {"cc", "-shared", "-o", tmp_so, object, "-lm"};
+  std::vector<std::string> argv = {"cc", "-shared", "-o", tmp_so};
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.push_back("-lm");
   for (const std::string& l : libs) {
     argv.push_back(l);
     argv.push_back("-Wl,-rpath," + fs::path(l).parent_path().string());
   }
   const int rc = run(argv);
-  fs::remove(object, ec);
+  for (const std::string& o : objects) fs::remove(o, ec);
   std::string so;
   bool ok = rc == 0 && read_file(tmp_so, &so);
   if (ok) {

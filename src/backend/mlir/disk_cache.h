@@ -26,11 +26,11 @@ void* symbol(const Library& lib, const std::string& name);
 // Removes an entry that loaded but proved unusable (a symbol missing); counts DiskCacheCorrupt.
 void discard(const std::string& dir, const std::string& key);
 
-// Links the object file `object` into `<dir>/<key>.so` (with `libs` as its dependencies) and
-// writes its checksum; the object file is removed. Each file appears by an atomic rename, so
+// Links the object files `objects` into `<dir>/<key>.so` (with `libs` as its dependencies) and
+// writes its checksum; the object files are removed. Each file appears by an atomic rename, so
 // concurrent processes never see half an entry. Returns false (one line on stderr, counted as
 // DiskCacheWriteFailed) when the directory or the linker (`cc`) is unusable.
-bool store(const std::string& dir, const std::string& key, const std::string& object,
+bool store(const std::string& dir, const std::string& key, const std::vector<std::string>& objects,
            const std::vector<std::string>& libs);
 
 // Held while this process compiles `key` after a miss: another process (a data-parallel rank on

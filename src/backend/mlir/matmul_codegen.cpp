@@ -287,7 +287,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     const std::string obj = dir + "/" + key + "." + std::to_string(::getpid()) + ".tmp.o";
     llvm::sys::fs::create_directories(dir);
     engine->dumpToObjectFile(obj);
-    disk_cache::store(dir, key, obj, {LT_LIBOMP_PATH});
+    disk_cache::store(dir, key, {obj}, {LT_LIBOMP_PATH});
   }
   out.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

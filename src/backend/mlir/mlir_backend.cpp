@@ -7,6 +7,7 @@
 // matmul_codegen.cpp, llvm_pipeline.cpp (the LLVM passes) and mlir_runtime.h.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "backend/backend.h"
 #include "backend/mlir/disk_cache.h"
 #include "backend/mlir/executable.h"
+#include "backend/mlir/jit.h"
 #include "backend/mlir/math_lowering.h"
 #include "backend/mlir/matmul_codegen.h"
 #include "backend/mlir/mlir_runtime.h"
@@ -27,6 +29,7 @@
 #include "backend/mlir/partition.h"
 #include "core/config.h"
 #include "core/metrics.h"
+#include "core/parallel.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/TargetSelect.h"
@@ -689,7 +692,22 @@ class MlirBackend : public Backend {
       }
       M::add("DiskCacheMiss");
     }
-    {
+    // Split into modules compiled on parallel threads (jit.h): LLVM's code generation is most
+    // of the compile time and runs on one thread per module. One module per thread: each more
+    // costs ~8 ms of its own (an engine, its target machine, the wrappers).
+    const int threads = std::max(1, lt::num_threads());
+    std::vector<double> weight(s.clusters.size());
+    for (size_t k = 0; k < s.clusters.size(); ++k)
+      weight[k] = 4.0 + static_cast<double>(s.clusters[k].nodes.size());
+    std::vector<OwningOpRef<ModuleOp>> parts =
+        split_functions(*module, threads, [&](const std::string& name) {
+          return weight.at(std::stoul(name.substr(1)));  // "c<k>"
+        });
+    std::vector<std::vector<std::string>> names(parts.size());
+    for (size_t i = 0; i < parts.size(); ++i)
+      for (auto f : parts[i]->getOps<func::FuncOp>())
+        names[i].push_back("_mlir__mlir_ciface_" + f.getSymName().str());
+    for (OwningOpRef<ModuleOp>& part : parts) {
       RewritePatternSet patterns(ctx);
       // sin/cos stay libm calls: MLIR's approximations reduce the argument in float32, which
       // is off by 1e-3 at |x| ~ 5e4 and turns sin(-0) into +0 (the fuzzer found both). So do
@@ -698,66 +716,56 @@ class MlirBackend : public Backend {
         return !op.ends_with("sin") && !op.ends_with("cos") && !op.ends_with("atan") &&
                !op.ends_with("atan2");
       });
-      if (failed(applyPatternsGreedily(*module, std::move(patterns)))) return fail("math rewrite");
-    }
-    {
+      if (failed(applyPatternsGreedily(*part, std::move(patterns)))) return fail("math rewrite");
       M::ScopedTimer t("MlirPassTime");
       PassManager pm(ctx);
-      if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*module)))
+      if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*part)))
         return fail("pass pipeline");
+      dump("after", *part);
     }
-    dump("after", *module);
-    auto tm = tmb.createTargetMachine();
-    if (!tm) {
-      llvm::consumeError(tm.takeError());
-      return fail("target machine");
-    }
-    ExecutionEngineOptions opts;
     // memrefCopy: bufferization copies strided views (a slice to an output) through it.
     static const char* runner_utils = "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so";
-    static const llvm::SmallVector<llvm::StringRef, 1> libs = {runner_utils};
-    opts.sharedLibPaths = libs;
-    std::function<llvm::Error(llvm::Module*)> transformer;
-    if (opt_level == 2 && !llvm_pipeline_text().empty())
-      transformer = [machine = tm->get()](llvm::Module* m) { return run_llvm_pipeline(m, machine); };
-    else
-      transformer = makeOptimizingTransformer(opt_level, 0, tm->get());
-    opts.transformer = transformer;
-    opts.jitCodeGenOptLevel =
-        opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
-    opts.enableObjectDump = !cache_key.empty();
-    std::shared_ptr<ExecutionEngine> engine;
+    JitOptions jo;
+    jo.opt_level = opt_level;
+    jo.shared_libs = {runner_utils};
+    jo.threads = threads;
+    if (!cache_key.empty()) {
+      llvm::sys::fs::create_directories(cache_dir);
+      jo.object_prefix = cache_dir + "/" + cache_key + "." + std::to_string(::getpid()) + ".tmp";
+    }
     std::unique_ptr<Executable> exe;
+    JitCode code;
     {
       M::ScopedTimer jit_timer("LlvmJitTime");
-      auto created = ExecutionEngine::create(*module, opts, std::move(*tm));
-      if (!created) {
-        diag += llvm::toString(created.takeError());
+      M::add("MlirJitModules", static_cast<int64_t>(parts.size()));
+      code = jit_compile(parts, names, tmb, jo);
+      if (!code.error.empty()) {
+        diag += code.error;
+        for (const std::string& o : code.objects) std::remove(o.c_str());
         return fail("JIT");
       }
-      engine = std::move(*created);
       M::add("MlirClusters", static_cast<int64_t>(s.clusters.size()));
-      // The lookups compile the module (LLJIT compiles on first lookup).
+      if (M::debug_enabled()) {
+        std::string line;
+        for (size_t i = 0; i < code.ms.size(); ++i)
+          line += (i ? " | " : "") + std::to_string(names[i].size()) + " fns " +
+                  std::to_string(static_cast<int>(code.ms[i])) + " ms";
+        std::fprintf(stderr, "lazytensor: JIT %zu clusters as %zu modules on threads: %s\n",
+                     s.clusters.size(), parts.size(), line.c_str());
+      }
       exe = make_mlir_executable(
           g, std::move(s),
           [&](const std::string& name) -> void (*)(void**) {
-            auto fn = engine->lookup(name);
-            if (!fn) {
-              llvm::consumeError(fn.takeError());
-              return nullptr;
-            }
-            return reinterpret_cast<void (*)(void**)>(*fn);
+            auto it = code.symbols.find(name);
+            return it == code.symbols.end() ? nullptr : it->second;
           },
-          engine, kernels);
+          code.owner, kernels);
     }
+    if (exe && !cache_key.empty())
+      disk_cache::store(cache_dir, cache_key, code.objects, {runner_utils, LT_LIBOMP_PATH});
+    else
+      for (const std::string& o : code.objects) std::remove(o.c_str());
     if (!exe) return fail("symbol lookup");
-    if (!cache_key.empty()) {
-      const std::string obj =
-          cache_dir + "/" + cache_key + "." + std::to_string(::getpid()) + ".tmp.o";
-      llvm::sys::fs::create_directories(cache_dir);
-      engine->dumpToObjectFile(obj);
-      disk_cache::store(cache_dir, cache_key, obj, {runner_utils, LT_LIBOMP_PATH});
-    }
     return exe;
   }
 

@@ -1,0 +1,160 @@
+// Parallel JIT compilation of a graph's modules (see jit.h).
+#include "backend/mlir/jit.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "backend/mlir/mlir_runtime.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+namespace lt::backend {
+
+using namespace mlir;
+
+std::vector<OwningOpRef<ModuleOp>> split_functions(
+    ModuleOp m, int parts, const std::function<double(const std::string&)>& weight) {
+  std::vector<Operation*> fns;
+  for (Operation& op : m.getBody()->getOperations()) fns.push_back(&op);
+  const size_t n = std::max<size_t>(1, std::min<size_t>(fns.size(), parts > 0 ? parts : 1));
+  std::vector<double> w(fns.size(), 1.0);
+  for (size_t i = 0; i < fns.size(); ++i)
+    if (auto f = llvm::dyn_cast<func::FuncOp>(fns[i])) w[i] = weight(f.getSymName().str());
+  std::vector<size_t> order(fns.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return w[a] > w[b]; });
+  std::vector<OwningOpRef<ModuleOp>> out;
+  std::vector<double> load(n, 0.0);
+  for (size_t i = 0; i < n; ++i) out.push_back(ModuleOp::create(m.getLoc()));
+  std::vector<std::vector<Operation*>> members(n);
+  for (size_t i : order) {
+    const size_t k = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[k] += w[i];
+    members[k].push_back(fns[i]);
+  }
+  // The heaviest module first: jit_compile hands them to its threads in this order.
+  std::vector<size_t> by_load(n);
+  std::iota(by_load.begin(), by_load.end(), 0);
+  std::stable_sort(by_load.begin(), by_load.end(),
+                   [&](size_t a, size_t c) { return load[a] > load[c]; });
+  std::vector<std::vector<Operation*>> sorted;
+  for (size_t k : by_load) sorted.push_back(std::move(members[k]));
+  members = std::move(sorted);
+  // Recording order within each module (the functions' order in `m`), as a single module had.
+  for (size_t k = 0; k < n; ++k) {
+    std::stable_sort(members[k].begin(), members[k].end(), [&](Operation* a, Operation* c) {
+      return std::find(fns.begin(), fns.end(), a) < std::find(fns.begin(), fns.end(), c);
+    });
+    for (Operation* op : members[k]) op->moveBefore(out[k]->getBody(), out[k]->getBody()->end());
+  }
+  return out;
+}
+
+namespace {
+
+struct Part {
+  std::unique_ptr<ExecutionEngine> engine;
+  std::unordered_map<std::string, void (*)(void**)> symbols;
+  double ms = 0;
+  std::string error;
+};
+
+// One module: translate (under `translate_mu`: the context is single-threaded), optimize,
+// generate code (at the first lookup), look up every name, dump the object if asked.
+void compile_one(ModuleOp module, const std::vector<std::string>& names,
+                 const llvm::orc::JITTargetMachineBuilder& tmb, const JitOptions& o,
+                 const std::string& object, std::mutex& translate_mu, Part& out) {
+  llvm::orc::JITTargetMachineBuilder builder = tmb;  // createTargetMachine is not const
+  auto tm = builder.createTargetMachine();
+  if (!tm) {
+    out.error = "target machine: " + llvm::toString(tm.takeError());
+    return;
+  }
+  llvm::TargetMachine* machine = tm->get();
+  std::function<llvm::Error(llvm::Module*)> transformer;
+  if (o.opt_level == 2 && !llvm_pipeline_text().empty())
+    transformer = [machine](llvm::Module* m) { return run_llvm_pipeline(m, machine); };
+  else
+    transformer = makeOptimizingTransformer(o.opt_level, 0, machine);
+  std::vector<llvm::StringRef> libs(o.shared_libs.begin(), o.shared_libs.end());
+  ExecutionEngineOptions opts;
+  opts.sharedLibPaths = libs;
+  opts.transformer = transformer;
+  opts.jitCodeGenOptLevel =
+      o.opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
+  opts.enableObjectDump = !object.empty();
+  auto translate = [&translate_mu](Operation* op, llvm::LLVMContext& ctx) {
+    std::lock_guard<std::mutex> lock(translate_mu);
+    return translateModuleToLLVMIR(op, ctx);
+  };
+  opts.llvmModuleBuilder = translate;  // a function_ref: `translate` outlives the call
+  auto created = ExecutionEngine::create(module, opts, std::move(*tm));
+  if (!created) {
+    out.error = llvm::toString(created.takeError());
+    return;
+  }
+  out.engine = std::move(*created);
+  for (const std::string& name : names) {
+    auto fn = out.engine->lookup(name);
+    if (!fn) {
+      out.error = "lookup " + name + ": " + llvm::toString(fn.takeError());
+      return;
+    }
+    out.symbols[name] = reinterpret_cast<void (*)(void**)>(*fn);
+  }
+  if (!object.empty()) out.engine->dumpToObjectFile(object);
+}
+
+}  // namespace
+
+JitCode jit_compile(std::vector<OwningOpRef<ModuleOp>>& modules,
+                    const std::vector<std::vector<std::string>>& names,
+                    const llvm::orc::JITTargetMachineBuilder& tmb, const JitOptions& o) {
+  const size_t n = modules.size();
+  std::vector<Part> parts(n);
+  std::vector<std::string> objects(n);
+  if (!o.object_prefix.empty())
+    for (size_t i = 0; i < n; ++i) objects[i] = o.object_prefix + "." + std::to_string(i) + ".o";
+  std::mutex translate_mu;
+  std::atomic<size_t> next{0};  // modules come largest first (split_functions): a work queue
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        compile_one(*modules[i], names[i], tmb, o, objects[i], translate_mu, parts[i]);
+      } catch (const std::exception& e) {
+        parts[i].error = e.what();
+      }
+      parts[i].ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < std::min<int>(o.threads, static_cast<int>(n)); ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& t : helpers) t.join();
+  JitCode out;
+  auto engines = std::make_shared<std::vector<std::unique_ptr<ExecutionEngine>>>();
+  for (size_t i = 0; i < n; ++i) {
+    if (!parts[i].error.empty() && out.error.empty()) out.error = parts[i].error;
+    out.symbols.insert(parts[i].symbols.begin(), parts[i].symbols.end());
+    out.ms.push_back(parts[i].ms);
+    if (parts[i].engine) engines->push_back(std::move(parts[i].engine));
+    if (!objects[i].empty() && parts[i].error.empty()) out.objects.push_back(objects[i]);
+  }
+  out.owner = engines;
+  return out;
+}
+
+}  // namespace lt::backend
