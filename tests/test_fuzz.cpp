@@ -1737,7 +1737,7 @@ TEST(FuzzRegressions, WriteThroughAnExpandThatRepeatsNothing) {
 
 TEST(FuzzRegressions, LazyViewOfANonViewableLayoutThrows) {
   // Lazy silently copied where eager refuses the view.
-  for (lt::Device dev : {lt::kCPU, lazy_device()}) {
+  for (lt::Device dev : {lt::Device(lt::kCPU), lazy_device()}) {
     Tensor x = seq({3, 3}, dev);
     EXPECT_THROW(x.t().view({9}), lt::Error) << dev.str();
     EXPECT_THROW(x.expand({2, 3, 3}).view({18}), lt::Error) << dev.str();

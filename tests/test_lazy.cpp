@@ -157,7 +157,7 @@ TEST_F(Lazy, InPlaceThroughPermuteUpdatesBase) {  // paper Figure 3
 }
 
 TEST_F(Lazy, InPlaceThroughViewChainsMatchesEager) {
-  for (lt::Device d : {lt::kCPU, kLazy}) (void)d;
+  for (lt::Device d : {lt::Device(lt::kCPU), kLazy}) (void)d;
   auto run = [](lt::Device d) {
     lt::Tensor t = seq({4, 6}, d);
     t.view({2, 12}).add_(1);
@@ -182,7 +182,7 @@ TEST_F(Lazy, InPlaceThroughViewChainsMatchesEager) {
 }
 
 TEST_F(Lazy, ReshapeCopiesExactlyWhenEagerDoes) {
-  for (lt::Device d : {lt::kCPU, kLazy}) {
+  for (lt::Device d : {lt::Device(lt::kCPU), kLazy}) {
     lt::Tensor x = seq({3, 4}, d);
     lt::Tensor flat = x.t().reshape({12});  // not viewable: a copy on every device
     flat.add_(1);

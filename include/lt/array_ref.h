@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <ostream>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -52,6 +53,40 @@ class ArrayRef {
   const T* data_;
   size_t size_;
 };
+
+// Element-wise equality, as c10::IntArrayRef: t.sizes() == std::vector<int64_t>{2, 3}, or
+// == another tensor's sizes(); both sides convert (vectors, arrays, one value).
+template <typename T>
+bool operator==(ArrayRef<T> a, ArrayRef<T> b) {
+  return a.equals(b);
+}
+template <typename T>
+bool operator!=(ArrayRef<T> a, ArrayRef<T> b) {
+  return !a.equals(b);
+}
+template <typename T>
+bool operator==(ArrayRef<T> a, const std::vector<T>& b) {
+  return a.equals(b);
+}
+template <typename T>
+bool operator==(const std::vector<T>& a, ArrayRef<T> b) {
+  return b.equals(a);
+}
+template <typename T>
+bool operator!=(ArrayRef<T> a, const std::vector<T>& b) {
+  return !a.equals(b);
+}
+template <typename T>
+bool operator!=(const std::vector<T>& a, ArrayRef<T> b) {
+  return !b.equals(a);
+}
+// "[2, 3]", so that gtest's ASSERT_EQ(t.sizes(), ...) prints sizes.
+template <typename T>
+std::ostream& operator<<(std::ostream& os, ArrayRef<T> a) {
+  os << "[";
+  for (size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
+  return os << "]";
+}
 
 using IntList = ArrayRef<int64_t>;
 using IntArrayRef = ArrayRef<int64_t>;

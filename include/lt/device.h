@@ -27,6 +27,8 @@ class Device {
   int index_;
 };
 
-inline const Device kCPU{DeviceType::CPU, 0};
+// The device types, as c10 spells them; each converts to its Device (index 0).
+inline constexpr DeviceType kCPU = DeviceType::CPU;
+inline constexpr DeviceType kLazy = DeviceType::Lazy;
 
 }  // namespace lt

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lt/tensor.h"
+#include "lt/tensor_data.h"
 
 namespace lt {
 
@@ -17,7 +18,17 @@ template <typename T>
 Tensor tensor(const std::vector<T>& data) {
   return tensor<T>(data, {static_cast<int64_t>(data.size())});
 }
-Tensor tensor(std::initializer_list<float> data);
+// Braced values, as libtorch's torch::tensor: tensor({1, 2}) is int64, tensor({true}) bool,
+// tensor({{1.5, 2}, {3, 4}}) float32 (2x2), tensor(2.5) a 0-d float32; `o` may set the dtype,
+// device and requires_grad.
+namespace detail {
+Tensor tensor_from_data(const TensorData& data, const TensorOptions& o);  // dtype and device
+}
+inline Tensor tensor(const TensorData& data, const TensorOptions& o = {}) {
+  Tensor t = detail::tensor_from_data(data, o);
+  if (o.requires_grad()) t.requires_grad_(true);  // autograd: a layer above the factories
+  return t;
+}
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& o = {});
 Tensor empty(IntList sizes, const TensorOptions& o = {});
 Tensor zeros(IntList sizes, const TensorOptions& o = {});
@@ -79,6 +90,7 @@ Tensor silu(const Tensor& t);
 Tensor square(const Tensor& t);
 Tensor allclose_mask(const Tensor& a, const Tensor& b, double rtol, double atol);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+bool equal(const Tensor& a, const Tensor& b);  // same sizes and values (dtypes promote)
 
 // ---- reductions
 Tensor sum(const Tensor& t);

@@ -7,6 +7,10 @@
 
 namespace lt {
 
+// Tensors are dense and strided: the one layout libtorch programs ask for.
+enum class Layout : uint8_t { Strided = 0 };
+inline constexpr Layout kStrided = Layout::Strided;
+
 class TensorOptions {
  public:
   TensorOptions() = default;
@@ -30,6 +34,11 @@ class TensorOptions {
     o.requires_grad_ = r;
     return o;
   }
+  template <typename T>
+  TensorOptions dtype() const {
+    return dtype(DtypeOf<T>::value);
+  }
+  TensorOptions layout(Layout) const { return *this; }  // strided, the only layout
   Dtype dtype() const { return dtype_.value_or(kFloat32); }
   Dtype dtype_or(Dtype fallback) const { return dtype_.value_or(fallback); }
   bool has_dtype() const { return dtype_.has_value(); }
@@ -42,5 +51,14 @@ class TensorOptions {
   std::optional<Device> device_;
   bool requires_grad_ = false;
 };
+
+// libtorch's option builders: lt::dtype(kInt64).device("lazy").requires_grad(true), ...
+inline TensorOptions dtype(Dtype t) { return TensorOptions().dtype(t); }
+template <typename T>
+TensorOptions dtype() {
+  return TensorOptions().dtype(DtypeOf<T>::value);
+}
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
 
 }  // namespace lt

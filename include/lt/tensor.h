@@ -43,6 +43,11 @@ class Tensor {
   size_t element_size() const { return dtype_size(dtype()); }
   bool is_contiguous() const;
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  Layout layout() const { return kStrided; }
+  bool is_variable() const { return defined(); }  // libtorch: every tensor is a variable
+  // Same sizes and the same values (an observation on a lazy device), as libtorch's equal.
+  bool equal(const Tensor& o) const;
+  bool allclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8) const;
   std::string toString() const;
 
   // ---- values (observation: on a lazy device these evaluate what they need)
@@ -77,6 +82,7 @@ class Tensor {
 
   // ---- conversion
   Tensor to(Device d) const;
+  Tensor to(DeviceType d) const { return to(Device(d)); }  // t.to(kCPU)
   Tensor to(Dtype t) const;
   Tensor to(Device d, Dtype t) const;
   Tensor to(const TensorOptions& o) const;

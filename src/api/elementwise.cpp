@@ -139,6 +139,14 @@ Tensor allclose_mask(const Tensor& a, const Tensor& b, double rtol, double atol)
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   return allclose_mask(a, b, rtol, atol).logical_not().sum().item<int64_t>() == 0;
 }
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) return false;
+  return a.ne(b).sum().item<int64_t>() == 0;
+}
+bool Tensor::equal(const Tensor& o) const { return lt::equal(*this, o); }
+bool Tensor::allclose(const Tensor& o, double rtol, double atol) const {
+  return lt::allclose(*this, o, rtol, atol);
+}
 
 // ---- operators
 Tensor operator+(const Tensor& a, const Tensor& b) { return bin(K::Add, a, b); }

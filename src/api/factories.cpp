@@ -49,7 +49,25 @@ template Tensor tensor<double>(const std::vector<double>&, IntList);
 template Tensor tensor<int32_t>(const std::vector<int32_t>&, IntList);
 template Tensor tensor<int64_t>(const std::vector<int64_t>&, IntList);
 template Tensor tensor<bool>(const std::vector<bool>&, IntList);
-Tensor tensor(std::initializer_list<float> data) { return tensor(std::vector<float>(data)); }
+namespace detail {
+Tensor tensor_from_data(const TensorData& data, const TensorOptions& o) {
+  Tensor t;
+  switch (data.kind()) {
+    case TensorData::Kind::Bool:
+      t = tensor(std::vector<bool>(data.ints().begin(), data.ints().end()), data.sizes());
+      break;
+    case TensorData::Kind::Int:
+      t = tensor(data.ints(), data.sizes());
+      break;
+    case TensorData::Kind::Float:
+      t = tensor(data.floats(), data.sizes()).to(kFloat32);  // the default floating dtype
+      break;
+  }
+  if (o.has_dtype() && o.dtype() != t.dtype()) t = t.to(o.dtype());
+  if (o.has_device() && o.device() != t.device()) t = t.to(o.device());
+  return t;
+}
+}  // namespace detail
 
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& o) {
   return scalar_of(s, o.dtype_or(default_for(s)), o.device());

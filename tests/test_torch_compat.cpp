@@ -1,0 +1,123 @@
+// libtorch's spellings through the lazytensor::torch drop-in headers, written as a libtorch
+// program would write them (only <torch/torch.h>, the torch/at/c10 namespaces), each case on the
+// cpu and on the lazy device. libtorch 1.13's behaviour is the reference.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <ATen/ATen.h>
+#include <c10/util/irange.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+class TorchCompat : public ::testing::TestWithParam<std::string> {
+ protected:
+  torch::Device device() const {
+    return GetParam() == "lazy" ? torch::Device(torch::kLazy) : torch::Device(torch::kCPU);
+  }
+};
+
+TEST_P(TorchCompat, TensorFromBracedValuesTakesLibtorchsDtypes) {
+  auto opts = torch::TensorOptions().device(device());
+  torch::Tensor i = torch::tensor({1, 2, 3}, opts);
+  EXPECT_EQ(i.dtype(), torch::kLong);
+  EXPECT_EQ(i.sizes(), std::vector<int64_t>({3}));
+  torch::Tensor b = torch::tensor({true, false}, opts);
+  EXPECT_EQ(b.scalar_type(), torch::kBool);
+  torch::Tensor f = torch::tensor({{1.5, 2.0}, {3.0, 4.0}}, opts);
+  EXPECT_EQ(f.dtype(), torch::kFloat32);  // floating values take the default dtype
+  EXPECT_EQ(f.sizes(), std::vector<int64_t>({2, 2}));
+  EXPECT_FLOAT_EQ(f.sum().item<float>(), 10.5f);
+  torch::Tensor mixed = torch::tensor({1, 2}, opts).to(torch::kFloat) + torch::tensor({0.5, 1.5}, opts);
+  EXPECT_TRUE(mixed.equal(torch::tensor({1.5, 3.5}, opts)));
+  torch::Tensor s = torch::tensor(2.5, opts);
+  EXPECT_EQ(s.dim(), 0);
+  EXPECT_EQ(s.item<double>(), 2.5);
+  torch::Tensor d = torch::tensor({1, 2}, torch::dtype(torch::kFloat64).device(device()));
+  EXPECT_EQ(d.dtype(), torch::kDouble);
+  EXPECT_EQ(d.device(), device());
+  torch::Tensor r = torch::tensor({1.0, 2.0}, torch::requires_grad().device(device()));
+  EXPECT_TRUE(r.requires_grad());
+  EXPECT_EQ(torch::tensor({}, opts).numel(), 0);
+}
+
+TEST_P(TorchCompat, RaggedNestedListsAreAnErrorAtTheCall) {
+  try {
+    torch::tensor({{1, 2}, {3}});
+    FAIL() << "no error";
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(TorchCompat, SizesCompareAsIntArrayRef) {
+  torch::Tensor a = torch::zeros({2, 3}, torch::TensorOptions().device(device()));
+  torch::Tensor b = torch::ones({2, 3}).to(device());
+  ASSERT_EQ(a.sizes(), b.sizes());
+  ASSERT_EQ(a.sizes(), std::vector<int64_t>({2, 3}));
+  ASSERT_NE(a.t().sizes(), a.sizes());
+  EXPECT_TRUE(std::vector<int64_t>({2, 3}) == a.sizes());
+  std::ostringstream os;
+  os << a.sizes();
+  EXPECT_EQ(os.str(), "[2, 3]");
+}
+
+TEST_P(TorchCompat, OptionBuildersAndTensorQueries) {
+  torch::Tensor x = torch::randn({4, 5}, torch::dtype(torch::kFloat32).device(device()));
+  EXPECT_EQ(x.options().dtype(), torch::kFloat);
+  EXPECT_EQ(x.options().device(), device());
+  EXPECT_EQ(x.layout(), torch::kStrided);
+  EXPECT_TRUE(x.is_variable());
+  torch::Tensor y = torch::zeros({2}, torch::dtype<int64_t>().device(device()));
+  EXPECT_EQ(y.dtype(), torch::kInt64);
+  torch::Tensor z = x.to(x.options().dtype(torch::kDouble));
+  EXPECT_EQ(z.scalar_type(), c10::ScalarType::Float64);
+  EXPECT_TRUE(z.to(torch::kCPU).device().is_cpu());
+}
+
+TEST_P(TorchCompat, EqualAndAllclose) {
+  torch::Tensor a = torch::arange(6, torch::TensorOptions().device(device())).to(torch::kFloat);
+  torch::Tensor b = a.clone();
+  EXPECT_TRUE(torch::equal(a, b));
+  EXPECT_TRUE(a.equal(b));
+  EXPECT_FALSE(a.equal(b + 1));
+  EXPECT_FALSE(a.equal(b.view({2, 3})));  // same values, other sizes
+  EXPECT_TRUE(a.allclose(b * (1 + 1e-6)));  // within rtol 1e-5
+  EXPECT_TRUE(at::allclose(a, b));
+  EXPECT_FALSE(a.allclose(b + 1e-2));
+}
+
+TEST_P(TorchCompat, IrangeAndNamespaces) {
+  std::vector<int64_t> seen;
+  for (const auto i : c10::irange(3)) seen.push_back(i);
+  EXPECT_EQ(seen, std::vector<int64_t>({0, 1, 2}));
+  seen.clear();
+  for (const auto i : c10::irange(2, 5)) seen.push_back(i);
+  EXPECT_EQ(seen, std::vector<int64_t>({2, 3, 4}));
+  int n = 0;
+  for (const auto i : c10::irange(5, 2)) n += static_cast<int>(i) + 1;
+  EXPECT_EQ(n, 0);  // an empty range when end <= begin
+
+  namespace F = torch::nn::functional;
+  torch::nn::Linear lin(3, 2);
+  lin->to(device());
+  torch::Tensor x = torch::ones({4, 3}).to(device());
+  torch::Tensor y = F::relu(lin->forward(x));
+  EXPECT_EQ(y.sizes(), std::vector<int64_t>({4, 2}));
+  torch::optim::SGD opt(lin->parameters(), torch::optim::SGDOptions(0.1));
+  opt.zero_grad();
+  y.sum().backward();
+  opt.step();
+  {
+    torch::NoGradGuard no_grad;
+    EXPECT_FALSE((lin->forward(x) * 2).requires_grad());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, TorchCompat, ::testing::Values("cpu", "lazy"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
