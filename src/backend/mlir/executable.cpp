@@ -65,7 +65,7 @@ class MlirExecutable : public Executable {
         const Cluster& c = sched_.clusters[st.cluster];
         for (const ir::Node* n : c.inputs) s.in.push_back(idx.at(n));
         for (const ir::Node* n : c.outputs) s.out.push_back(idx.at(n));
-        s.fn = lookup("_mlir__mlir_ciface_c" + std::to_string(st.cluster));
+        s.fn = lookup(cluster_entry(st.cluster));
         ok_ = ok_ && s.fn;
       } else {
         s.node = idx.at(st.node);
@@ -277,6 +277,9 @@ class MlirExecutable : public Executable {
 };
 
 }  // namespace
+
+std::string cluster_function(int k) { return "c" + std::to_string(k); }
+std::string cluster_entry(int k) { return "_mlir__mlir_ciface_" + cluster_function(k); }
 
 std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,
                                                  const PackedLookup& lookup,

@@ -21,6 +21,11 @@ using PackedLookup = std::function<void (*(const std::string&))(void**)>;
 using MatmulKernel = std::function<void(const float* a, const float* b, float* c)>;
 using LibraryKernels = std::unordered_map<const ir::Node*, MatmulKernel>;
 
+// Cluster k's function (`c<k>`) and its packed entry point, the symbol that the JIT and the
+// disk cache's libraries export for it.
+std::string cluster_function(int k);
+std::string cluster_entry(int k);
+
 // `code` keeps the compiled code alive (a JIT engine, a dlopen'ed library). Returns nullptr when
 // a cluster's function is missing.
 std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,

@@ -2,7 +2,6 @@
 #include "backend/mlir/jit.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -14,7 +13,6 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -23,40 +21,27 @@ namespace lt::backend {
 
 using namespace mlir;
 
-std::vector<OwningOpRef<ModuleOp>> split_functions(
-    ModuleOp m, int parts, const std::function<double(const std::string&)>& weight) {
+SplitModules split_functions(ModuleOp m, int parts, const std::vector<double>& weights) {
   std::vector<Operation*> fns;
   for (Operation& op : m.getBody()->getOperations()) fns.push_back(&op);
-  const size_t n = std::max<size_t>(1, std::min<size_t>(fns.size(), parts > 0 ? parts : 1));
-  std::vector<double> w(fns.size(), 1.0);
-  for (size_t i = 0; i < fns.size(); ++i)
-    if (auto f = llvm::dyn_cast<func::FuncOp>(fns[i])) w[i] = weight(f.getSymName().str());
+  const size_t n = std::max<size_t>(1, std::min<size_t>(fns.size(), std::max(parts, 1)));
   std::vector<size_t> order(fns.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return w[a] > w[b]; });
-  std::vector<OwningOpRef<ModuleOp>> out;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return weights.at(a) > weights.at(b); });
+  SplitModules out;
+  out.functions.resize(n);
   std::vector<double> load(n, 0.0);
-  for (size_t i = 0; i < n; ++i) out.push_back(ModuleOp::create(m.getLoc()));
-  std::vector<std::vector<Operation*>> members(n);
   for (size_t i : order) {
     const size_t k = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    load[k] += w[i];
-    members[k].push_back(fns[i]);
+    load[k] += weights.at(i);
+    out.functions[k].push_back(i);
   }
-  // The heaviest module first: jit_compile hands them to its threads in this order.
-  std::vector<size_t> by_load(n);
-  std::iota(by_load.begin(), by_load.end(), 0);
-  std::stable_sort(by_load.begin(), by_load.end(),
-                   [&](size_t a, size_t c) { return load[a] > load[c]; });
-  std::vector<std::vector<Operation*>> sorted;
-  for (size_t k : by_load) sorted.push_back(std::move(members[k]));
-  members = std::move(sorted);
-  // Recording order within each module (the functions' order in `m`), as a single module had.
   for (size_t k = 0; k < n; ++k) {
-    std::stable_sort(members[k].begin(), members[k].end(), [&](Operation* a, Operation* c) {
-      return std::find(fns.begin(), fns.end(), a) < std::find(fns.begin(), fns.end(), c);
-    });
-    for (Operation* op : members[k]) op->moveBefore(out[k]->getBody(), out[k]->getBody()->end());
+    out.modules.push_back(ModuleOp::create(m.getLoc()));
+    std::sort(out.functions[k].begin(), out.functions[k].end());  // the order they had in `m`
+    for (size_t i : out.functions[k])
+      fns[i]->moveBefore(out.modules[k]->getBody(), out.modules[k]->getBody()->end());
   }
   return out;
 }
@@ -127,22 +112,19 @@ JitCode jit_compile(std::vector<OwningOpRef<ModuleOp>>& modules,
   if (!o.object_prefix.empty())
     for (size_t i = 0; i < n; ++i) objects[i] = o.object_prefix + "." + std::to_string(i) + ".o";
   std::mutex translate_mu;
-  std::atomic<size_t> next{0};  // modules come largest first (split_functions): a work queue
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) {
-      const auto t0 = std::chrono::steady_clock::now();
-      try {
-        compile_one(*modules[i], names[i], tmb, o, objects[i], translate_mu, parts[i]);
-      } catch (const std::exception& e) {
-        parts[i].error = e.what();
-      }
-      parts[i].ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  auto work = [&](size_t i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      compile_one(*modules[i], names[i], tmb, o, objects[i], translate_mu, parts[i]);
+    } catch (const std::exception& e) {
+      parts[i].error = e.what();
     }
+    parts[i].ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
   std::vector<std::thread> helpers;
-  for (int t = 1; t < std::min<int>(o.threads, static_cast<int>(n)); ++t) helpers.emplace_back(work);
-  work();
+  for (size_t i = 1; i < n; ++i) helpers.emplace_back(work, i);
+  if (n > 0) work(0);
   for (std::thread& t : helpers) t.join();
   JitCode out;
   auto engines = std::make_shared<std::vector<std::unique_ptr<ExecutionEngine>>>();

@@ -1,9 +1,8 @@
 // JIT-compiling a graph's lowered functions on several threads. LLVM's instruction selection
 // and emission are most of a graph's compile time and run on one thread per module, so the
-// clusters are split into one module per thread (balanced by size), each compiled by its own
-// ExecutionEngine, the threads (LT_NUM_THREADS, the caller's included) taking the modules
-// heaviest first. An MLIR header:
-// include it only under src/backend/mlir/.
+// clusters are split into one module per thread (LT_NUM_THREADS, balanced by size), each
+// compiled by its own ExecutionEngine on its own thread. An MLIR header: include it only under
+// src/backend/mlir/.
 #pragma once
 #include <functional>
 #include <memory>
@@ -17,11 +16,14 @@
 
 namespace lt::backend {
 
-// Moves the functions of `m` into at most `parts` new modules, each function whole, greedily
-// balancing `weight(function name)` (largest first onto the lightest module), the heaviest
-// module first. `m` is left empty. One module (all functions) when parts <= 1.
-std::vector<mlir::OwningOpRef<mlir::ModuleOp>> split_functions(
-    mlir::ModuleOp m, int parts, const std::function<double(const std::string&)>& weight);
+// The functions of `m` (in order) moved into at most `parts` new modules, each function whole:
+// largest `weights[i]` first onto the lightest module. `m` is left empty. One module (all the
+// functions) when parts <= 1.
+struct SplitModules {
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
+  std::vector<std::vector<size_t>> functions;  // per module: the positions in `m`, in order
+};
+SplitModules split_functions(mlir::ModuleOp m, int parts, const std::vector<double>& weights);
 
 struct JitCode {
   std::shared_ptr<void> owner;  // keeps every engine (and its code) alive
@@ -35,15 +37,13 @@ struct JitOptions {
   unsigned opt_level = 2;                  // LT_LLVM_OPT
   std::vector<std::string> shared_libs;    // resolved symbols (memrefCopy, ...)
   std::string object_prefix;               // non-empty: dump objects to <prefix>.<i>.o
-  int threads = 1;                         // compile threads, the calling one included
 };
 
 // Compiles each module (already through MLIR's pipeline, in the LLVM dialect) with its own
-// ExecutionEngine for `tmb`'s target, on `o.threads` threads (the calling one included) taking
-// the modules in order, and looks up `names[i]` in module i (LLJIT compiles a module at its first lookup, so
-// the lookups are part of each thread's work). The MLIR context is
-// touched only while translating to LLVM IR, one module at a time; the caller must hold the
-// context's lock throughout.
+// ExecutionEngine for `tmb`'s target, each on its own thread (the first on the calling one), and
+// looks up `names[i]` in module i (LLJIT compiles a module at its first lookup, so the lookups
+// are part of each thread's work). The MLIR context is touched only while translating to LLVM
+// IR, one module at a time; the caller must hold the context's lock throughout.
 JitCode jit_compile(std::vector<mlir::OwningOpRef<mlir::ModuleOp>>& modules,
                     const std::vector<std::vector<std::string>>& names,
                     const llvm::orc::JITTargetMachineBuilder& tmb, const JitOptions& o);

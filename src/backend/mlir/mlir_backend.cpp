@@ -631,7 +631,8 @@ class MlirBackend : public Backend {
       built = true;
       const ir::Node* failed = nullptr;
       for (size_t k = 0; k < s.clusters.size() && built; ++k)
-        built = build_cluster(ctx, *module, s.clusters[k], "c" + std::to_string(k), &failed);
+        built = build_cluster(ctx, *module, s.clusters[k], cluster_function(static_cast<int>(k)),
+                              &failed);
       if (built || !failed || is_unlowered(failed->op)) break;
       mark_unlowered(failed->op);
       M::add(std::string("MlirUnlowered::") + op_name(failed->op));
@@ -695,19 +696,14 @@ class MlirBackend : public Backend {
     // Split into modules compiled on parallel threads (jit.h): LLVM's code generation is most
     // of the compile time and runs on one thread per module. One module per thread: each more
     // costs ~8 ms of its own (an engine, its target machine, the wrappers).
-    const int threads = std::max(1, lt::num_threads());
-    std::vector<double> weight(s.clusters.size());
-    for (size_t k = 0; k < s.clusters.size(); ++k)
-      weight[k] = 4.0 + static_cast<double>(s.clusters[k].nodes.size());
-    std::vector<OwningOpRef<ModuleOp>> parts =
-        split_functions(*module, threads, [&](const std::string& name) {
-          return weight.at(std::stoul(name.substr(1)));  // "c<k>"
-        });
+    std::vector<double> weights;  // function k is cluster k
+    for (const Cluster& c : s.clusters) weights.push_back(4.0 + static_cast<double>(c.nodes.size()));
+    SplitModules split = split_functions(*module, lt::num_threads(), weights);
+    std::vector<OwningOpRef<ModuleOp>>& parts = split.modules;
     std::vector<std::vector<std::string>> names(parts.size());
     for (size_t i = 0; i < parts.size(); ++i)
-      for (auto f : parts[i]->getOps<func::FuncOp>())
-        names[i].push_back("_mlir__mlir_ciface_" + f.getSymName().str());
-    for (OwningOpRef<ModuleOp>& part : parts) {
+      for (size_t k : split.functions[i]) names[i].push_back(cluster_entry(static_cast<int>(k)));
+    {
       RewritePatternSet patterns(ctx);
       // sin/cos stay libm calls: MLIR's approximations reduce the argument in float32, which
       // is off by 1e-3 at |x| ~ 5e4 and turns sin(-0) into +0 (the fuzzer found both). So do
@@ -716,19 +712,21 @@ class MlirBackend : public Backend {
         return !op.ends_with("sin") && !op.ends_with("cos") && !op.ends_with("atan") &&
                !op.ends_with("atan2");
       });
-      if (failed(applyPatternsGreedily(*part, std::move(patterns)))) return fail("math rewrite");
+      const FrozenRewritePatternSet math(std::move(patterns));
       M::ScopedTimer t("MlirPassTime");
       PassManager pm(ctx);
-      if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*part)))
-        return fail("pass pipeline");
-      dump("after", *part);
+      if (failed(parsePassPipeline(pipeline, pm))) return fail("pass pipeline");
+      for (OwningOpRef<ModuleOp>& part : parts) {
+        if (failed(applyPatternsGreedily(*part, math))) return fail("math rewrite");
+        if (failed(pm.run(*part))) return fail("pass pipeline");
+        dump("after", *part);
+      }
     }
     // memrefCopy: bufferization copies strided views (a slice to an output) through it.
     static const char* runner_utils = "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so";
     JitOptions jo;
     jo.opt_level = opt_level;
     jo.shared_libs = {runner_utils};
-    jo.threads = threads;
     if (!cache_key.empty()) {
       llvm::sys::fs::create_directories(cache_dir);
       jo.object_prefix = cache_dir + "/" + cache_key + "." + std::to_string(::getpid()) + ".tmp";
