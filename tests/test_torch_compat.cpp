@@ -42,6 +42,16 @@ TEST_P(TorchCompat, TensorFromBracedValuesTakesLibtorchsDtypes) {
   torch::Tensor r = torch::tensor({1.0, 2.0}, torch::requires_grad().device(device()));
   EXPECT_TRUE(r.requires_grad());
   EXPECT_EQ(torch::tensor({}, opts).numel(), 0);
+  // Every factory taking options honours requires_grad: a leaf that requires grad.
+  for (const torch::Tensor& t :
+       {torch::zeros({2}, torch::requires_grad().device(device())),
+        torch::randn({2}, torch::requires_grad().device(device())),
+        torch::arange(3.0, torch::requires_grad().device(device())),
+        torch::full({2}, 1.5, torch::requires_grad().device(device()))}) {
+    EXPECT_TRUE(t.requires_grad());
+    EXPECT_TRUE(t.is_leaf());
+  }
+  EXPECT_FALSE(torch::ones({2}, opts).requires_grad());
 }
 
 TEST_P(TorchCompat, RaggedNestedListsAreAnErrorAtTheCall) {

@@ -42,6 +42,9 @@ class ArrayRef {
   const T& operator[](size_t i) const { return data_[i]; }
   const T& back() const { return data_[size_ - 1]; }
   std::vector<T> vec() const { return std::vector<T>(data_, data_ + size_); }
+  // Element-wise equality, as c10::IntArrayRef: t.sizes() == std::vector<int64_t>{2, 3}, or
+  // == another tensor's sizes(); the other side converts (C++20 derives != and the reverse).
+  friend bool operator==(ArrayRef a, ArrayRef b) { return a.equals(b); }
   bool equals(ArrayRef o) const {
     if (size_ != o.size_) return false;
     for (size_t i = 0; i < size_; ++i)
@@ -54,32 +57,6 @@ class ArrayRef {
   size_t size_;
 };
 
-// Element-wise equality, as c10::IntArrayRef: t.sizes() == std::vector<int64_t>{2, 3}, or
-// == another tensor's sizes(); both sides convert (vectors, arrays, one value).
-template <typename T>
-bool operator==(ArrayRef<T> a, ArrayRef<T> b) {
-  return a.equals(b);
-}
-template <typename T>
-bool operator!=(ArrayRef<T> a, ArrayRef<T> b) {
-  return !a.equals(b);
-}
-template <typename T>
-bool operator==(ArrayRef<T> a, const std::vector<T>& b) {
-  return a.equals(b);
-}
-template <typename T>
-bool operator==(const std::vector<T>& a, ArrayRef<T> b) {
-  return b.equals(a);
-}
-template <typename T>
-bool operator!=(ArrayRef<T> a, const std::vector<T>& b) {
-  return !a.equals(b);
-}
-template <typename T>
-bool operator!=(const std::vector<T>& a, ArrayRef<T> b) {
-  return !b.equals(a);
-}
 // "[2, 3]", so that gtest's ASSERT_EQ(t.sizes(), ...) prints sizes.
 template <typename T>
 std::ostream& operator<<(std::ostream& os, ArrayRef<T> a) {

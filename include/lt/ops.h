@@ -20,15 +20,8 @@ Tensor tensor(const std::vector<T>& data) {
 }
 // Braced values, as libtorch's torch::tensor: tensor({1, 2}) is int64, tensor({true}) bool,
 // tensor({{1.5, 2}, {3, 4}}) float32 (2x2), tensor(2.5) a 0-d float32; `o` may set the dtype,
-// device and requires_grad.
-namespace detail {
-Tensor tensor_from_data(const TensorData& data, const TensorOptions& o);  // dtype and device
-}
-inline Tensor tensor(const TensorData& data, const TensorOptions& o = {}) {
-  Tensor t = detail::tensor_from_data(data, o);
-  if (o.requires_grad()) t.requires_grad_(true);  // autograd: a layer above the factories
-  return t;
-}
+// device and requires_grad (as in every factory here that takes options).
+Tensor tensor(const TensorData& data, const TensorOptions& o = {});
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& o = {});
 Tensor empty(IntList sizes, const TensorOptions& o = {});
 Tensor zeros(IntList sizes, const TensorOptions& o = {});

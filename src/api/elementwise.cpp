@@ -141,7 +141,7 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
 }
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return false;
-  return a.ne(b).sum().item<int64_t>() == 0;
+  return !a.ne(b).any().item<bool>();
 }
 bool Tensor::equal(const Tensor& o) const { return lt::equal(*this, o); }
 bool Tensor::allclose(const Tensor& o, double rtol, double atol) const {

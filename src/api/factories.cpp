@@ -8,6 +8,7 @@
 #include "core/tensor_impl.h"
 #include "eager/tensor_util.h"
 #include "ops/attrs.h"
+#include "ops/autograd_hooks.h"
 
 namespace lt {
 namespace {
@@ -20,6 +21,13 @@ void check_sizes(IntList sizes, const char* name) {
   for (int64_t s : sizes) LT_CHECK(s >= 0, name, ": negative size in ", shape_str(sizes));
 }
 
+// TensorOptions::requires_grad: the new tensor is a leaf that requires grad (through autograd's
+// hook: autograd is a layer above the factories).
+Tensor leaf(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad()) hook(autograd_hooks().set_requires_grad, "autograd.set_requires_grad")(t, true);
+  return t;
+}
+
 // `name` is the user-facing factory (rand, randn, randint), for error messages.
 Tensor random_op(const char* name, OpKind op, IntList sizes, const TensorOptions& o, Dtype dtype,
                  int64_t low = 0, int64_t high = 0) {
@@ -29,7 +37,7 @@ Tensor random_op(const char* name, OpKind op, IntList sizes, const TensorOptions
   a.ints = sizes;
   a.dtype = dtype;
   RandomAttrs{static_cast<int64_t>(seed), static_cast<int64_t>(offset), low, high}.write(&a);
-  return call_on(o.device(), op, a);
+  return leaf(call_on(o.device(), op, a), o);
 }
 
 }  // namespace
@@ -49,8 +57,7 @@ template Tensor tensor<double>(const std::vector<double>&, IntList);
 template Tensor tensor<int32_t>(const std::vector<int32_t>&, IntList);
 template Tensor tensor<int64_t>(const std::vector<int64_t>&, IntList);
 template Tensor tensor<bool>(const std::vector<bool>&, IntList);
-namespace detail {
-Tensor tensor_from_data(const TensorData& data, const TensorOptions& o) {
+Tensor tensor(const TensorData& data, const TensorOptions& o) {
   Tensor t;
   switch (data.kind()) {
     case TensorData::Kind::Bool:
@@ -65,12 +72,11 @@ Tensor tensor_from_data(const TensorData& data, const TensorOptions& o) {
   }
   if (o.has_dtype() && o.dtype() != t.dtype()) t = t.to(o.dtype());
   if (o.has_device() && o.device() != t.device()) t = t.to(o.device());
-  return t;
+  return leaf(t, o);
 }
-}  // namespace detail
 
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& o) {
-  return scalar_of(s, o.dtype_or(default_for(s)), o.device());
+  return leaf(scalar_of(s, o.dtype_or(default_for(s)), o.device()), o);
 }
 
 namespace {
@@ -81,16 +87,16 @@ Tensor filled(IntList sizes, const Scalar& v, Dtype dtype, Device device, const 
 }  // namespace
 
 Tensor full(IntList sizes, const Scalar& v, const TensorOptions& o) {
-  return filled(sizes, v, o.dtype_or(default_for(v)), o.device(), "full");
+  return leaf(filled(sizes, v, o.dtype_or(default_for(v)), o.device(), "full"), o);
 }
 Tensor empty(IntList sizes, const TensorOptions& o) {
-  return filled(sizes, 0, o.dtype(), o.device(), "empty");
+  return leaf(filled(sizes, 0, o.dtype(), o.device(), "empty"), o);
 }
 Tensor zeros(IntList sizes, const TensorOptions& o) {
-  return filled(sizes, 0, o.dtype(), o.device(), "zeros");
+  return leaf(filled(sizes, 0, o.dtype(), o.device(), "zeros"), o);
 }
 Tensor ones(IntList sizes, const TensorOptions& o) {
-  return filled(sizes, 1, o.dtype(), o.device(), "ones");
+  return leaf(filled(sizes, 1, o.dtype(), o.device(), "ones"), o);
 }
 
 namespace {
@@ -121,8 +127,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   a.ints = {n};
   a.dtype = is_floating(dt) ? kFloat64 : kInt64;
   Tensor i = call_on(o.device(), OpKind::Iota, a);
-  if (is_floating(dt)) return (i * st + s).to(dt);
-  return (i * step.to_int() + start.to_int()).to(dt);
+  if (is_floating(dt)) return leaf((i * st + s).to(dt), o);
+  return leaf((i * step.to_int() + start.to_int()).to(dt), o);
 }
 
 Tensor linspace(double start, double end, int64_t steps, const TensorOptions& o) {
@@ -132,14 +138,14 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& o)
   a.dtype = kFloat64;
   Tensor i = call_on(o.device(), OpKind::Iota, a);
   double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
-  return (i * step + start).to(o.dtype());
+  return leaf((i * step + start).to(o.dtype()), o);
 }
 
 Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
   LT_CHECK(n >= 0 && m >= 0, "eye: sizes must be non-negative, got ", n, " and ", m);
   TensorOptions io = TensorOptions(o.device()).dtype(kInt64);
-  return (arange(n, io).unsqueeze(1) == arange(m, io).unsqueeze(0)).to(o.dtype());
+  return leaf((arange(n, io).unsqueeze(1) == arange(m, io).unsqueeze(0)).to(o.dtype()), o);
 }
 
 Tensor from_blob(void* data, IntList sizes, const TensorOptions& o) {
@@ -159,7 +165,7 @@ Tensor from_blob(void* data, IntList sizes, IntList strides, const TensorOptions
   int64_t span = 1;
   for (size_t i = 0; i < sizes.size(); ++i) span += (sizes[i] - 1) * strides[i];
   impl->storage = wrap_storage(data, static_cast<size_t>(span) * dtype_size(o.dtype()));
-  return Tensor(std::move(impl));
+  return leaf(Tensor(std::move(impl)), o);
 }
 
 Tensor rand(IntList sizes, const TensorOptions& o) {

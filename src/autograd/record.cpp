@@ -77,6 +77,7 @@ const bool g_installed = [] {
   h.needed = &needed;
   h.record = &record;
   h.check_inplace = &check_inplace;
+  h.set_requires_grad = [](Tensor& t, bool r) { t.requires_grad_(r); };
   return true;
 }();
 

@@ -15,6 +15,8 @@ struct AutogradHooks {
   void (*record)(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const Tensor& out) = nullptr;
   // Throws if `self` may not be written in place (a leaf that requires grad, in grad mode).
   void (*check_inplace)(const Tensor& self) = nullptr;
+  // Tensor::requires_grad_, for factories given TensorOptions::requires_grad.
+  void (*set_requires_grad)(Tensor& t, bool r) = nullptr;
 };
 AutogradHooks& autograd_hooks();
 
