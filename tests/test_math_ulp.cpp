@@ -133,6 +133,28 @@ TEST_P(MathUlp, CompiledWithinBoundOfEager) {
   lt::set_lazy_backend(before);
 }
 
+// float32 tanh where it nears +-1: MLIR's approximation returned exactly 1 from 7.905 on, where
+// libm still gives 1 - 2.4e-7 at 8, so 1 - tanh(x) was 0 on lazy (the fuzzer's find). Every
+// 8th float in [6.5, 9.5] and its negation, checked as tanh and as 1 - |tanh|.
+TEST(MathUlp, TanhNearSaturationFollowsEager) {
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  std::vector<float> xs;
+  for (float v = 6.5f; v <= 9.5f;) {
+    xs.push_back(v);
+    xs.push_back(-v);
+    for (int i = 0; i < 8; ++i) v = std::nextafter(v, 10.0f);
+  }
+  check_op({"tanh", [](const lt::Tensor& t) { return t.tanh(); }, 2}, xs, ulps, "f32");
+  lt::Tensor x = lt::tensor(xs, {static_cast<int64_t>(xs.size())});
+  const auto gap = [](const lt::Tensor& t) { return 1.0f - t.tanh().abs(); };
+  const std::vector<float> want = gap(x).to_vector<float>();
+  const std::vector<float> got = gap(x.to(lt::Device("lazy"))).to_vector<float>();
+  for (size_t i = 0; i < xs.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1.5e-7f) << "1 - |tanh(" << xs[i] << ")|";
+  lt::set_lazy_backend(before);
+}
+
 INSTANTIATE_TEST_SUITE_P(All, MathUlp, ::testing::ValuesIn(math_ops()),
                          [](const auto& info) { return std::string(info.param.name); });
 

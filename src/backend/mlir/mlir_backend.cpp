@@ -275,7 +275,8 @@ class Lowering {
         return arith::DivFOp::create(b, loc_, fconst(b, ct, 1.0), math::SqrtOp::create(b, loc_, x[0]));
       case OpKind::Sin: return math::SinOp::create(b, loc_, x[0]);
       case OpKind::Cos: return math::CosOp::create(b, loc_, x[0]);
-      case OpKind::Tanh: return math::TanhOp::create(b, loc_, x[0]);
+      case OpKind::Tanh:
+        return tanh_f32(b, loc_, x[0]);
       case OpKind::Sigmoid: {
         Value n = arith::NegFOp::create(b, loc_, x[0]);
         Value e = nan_passes(b, loc_, n, math::ExpOp::create(b, loc_, n));
