@@ -1826,6 +1826,37 @@ void sweep_scatter_add(Sweep& s) {
   s.cover("scatter_add");
 }
 
+// scatter: x with src written at index; duplicate targets take the last write in index's
+// row-major order (eager's kernel, which every backend runs), so the reference writes in order.
+void sweep_scatter(Sweep& s) {
+  for (int trial = 0; trial < 2 * s.trials; ++trial) {
+    Shape sh = s.shape(trial);
+    const int64_t nd = sh.size();
+    Dtype dt = s.pick(kAllDtypes);
+    Input x = s.input(sh, dt);
+    const int64_t dim = nd == 0 ? 0 : s.uniform(-nd, nd - 1), d = wrap(dim, nd);
+    Shape is(nd), ss(nd);
+    for (int64_t j = 0; j < nd; ++j) {
+      is[j] = j == d ? (sh[d] == 0 ? 0 : s.uniform(0, 5)) : s.uniform(0, sh[j]);
+      ss[j] = is[j] + s.uniform(0, 1);
+    }
+    Input idx = index_input(s, is, nd == 0 ? 1 : sh[d]);
+    Input src = s.input(ss, dt);
+    Ref want = x.ref;
+    for (double v : want.v) want.mag.push_back(std::abs(v));
+    for (int64_t i = 0; i < numel(is); ++i) {
+      Shape c = unravel(i, is), t = c;
+      if (nd > 0) t[d] = static_cast<int64_t>(idx.ref.v[i]);
+      want.v[ravel(t, sh)] = src.ref.v[ravel(c, ss)];
+      want.mag[ravel(t, sh)] = std::abs(src.ref.v[ravel(c, ss)]);
+    }
+    run_case(describe("scatter", {&x, &idx, &src}, "dim " + std::to_string(dim)), [&] {
+      expect_match(lt::scatter(x.t, dim, idx.t, src.t), want, exact_tol(dt), s.dev);
+    });
+  }
+  s.cover("scatter");
+}
+
 void sweep_index_select(Sweep& s) {
   for (int trial = 0; trial < 2 * s.trials; ++trial) {
     Shape sh = s.shape(trial);
@@ -2691,6 +2722,7 @@ const std::vector<std::pair<std::string, SweepFn>>& all_sweeps() {
       {"ConvPoolBackward", sweep_conv_pool_backward},
       {"Gather", sweep_gather},
       {"ScatterAdd", sweep_scatter_add},
+      {"Scatter", sweep_scatter},
       {"IndexSelect", sweep_index_select},
       {"Creation", sweep_creation},
       {"Random", sweep_random},
@@ -2759,6 +2791,7 @@ LT_SWEEP_TEST(Pool2d)
 LT_SWEEP_TEST(ConvPoolBackward)
 LT_SWEEP_TEST(Gather)
 LT_SWEEP_TEST(ScatterAdd)
+LT_SWEEP_TEST(Scatter)
 LT_SWEEP_TEST(IndexSelect)
 LT_SWEEP_TEST(Creation)
 LT_SWEEP_TEST(Random)

@@ -127,6 +127,24 @@ TEST_P(TorchCompat, IrangeAndNamespaces) {
   }
 }
 
+// Indexing as libtorch programs write it: torch::indexing, t[i][j] = v, index_put_.
+TEST_P(TorchCompat, IndexingSpellings) {
+  using namespace torch::indexing;
+  torch::Tensor t = torch::zeros({3, 4}, torch::TensorOptions().device(device()));
+  t[1][2] = 5;
+  t.index_put_({Slice(), 0}, 1.5);
+  t.index_put_({2, Slice(1, None, 2)}, torch::tensor({7.0, 8.0}).to(device()));
+  t.index({0, Slice(2, 4)}) = -1;
+  torch::Tensor want =
+      torch::tensor({{1.5, 0.0, -1.0, -1.0}, {1.5, 0.0, 5.0, 0.0}, {1.5, 7.0, 0.0, 8.0}});
+  EXPECT_TRUE(t.to(torch::kCPU).equal(want.to(torch::kFloat)));
+  EXPECT_EQ(t.index({"...", torch::indexing::None}).sizes(), std::vector<int64_t>({3, 4, 1}));
+  EXPECT_EQ(t[torch::tensor({2, 0}).to(device())].sizes(), std::vector<int64_t>({2, 4}));
+  EXPECT_EQ(t.index({t > 1}).numel(), 6);
+  at::Tensor u = at::indexing::Slice(1, 2).step() == 1 ? t.masked_fill(t < 0, 0) : t;
+  EXPECT_EQ(u.min().item<float>(), 0.0f);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, TorchCompat, ::testing::Values("cpu", "lazy"),
                          [](const auto& info) { return info.param; });
 

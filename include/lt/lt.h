@@ -6,6 +6,7 @@
 #include "lt/dtype.h"
 #include "lt/env.h"
 #include "lt/error.h"
+#include "lt/indexing.h"
 #include "lt/lazy.h"
 #include "lt/memory.h"
 #include "lt/ops.h"

@@ -20,11 +20,23 @@
 namespace lt {
 
 struct TensorImpl;
+namespace indexing {
+class TensorIndex;
+}
 
 class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  // Assigning to a named tensor rebinds the handle; assigning to a temporary writes through it,
+  // as in libtorch: t[0] = x copies x into row 0 of t, t.index({...}) = 1 fills.
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor& src) &&;
+  Tensor& operator=(Tensor&& src) &&;
+  Tensor& operator=(const Scalar& v) &&;
 
   // ---- queries
   bool defined() const { return impl_ != nullptr; }
@@ -209,6 +221,27 @@ class Tensor {
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  // libtorch's indexing (lt/indexing.h): integers, Slice, None, Ellipsis, bool, integer and
+  // bool tensors. Basic indices give a view; tensor indices gather into a new tensor.
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  // Writes v (broadcast, converted to this dtype) where index() would read; accumulate adds,
+  // and duplicate tensor indices then add up (without it the last write wins).
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v,
+                     bool accumulate = false);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& v,
+                     bool accumulate = false);
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor operator[](int64_t i) const { return select(0, i); }
+  Tensor operator[](const Tensor& index) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& v) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& v) const;  // v: a 0-d tensor
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& v);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& v);
+  Tensor nonzero() const;
   std::vector<Tensor> split(int64_t size, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t n, int64_t dim = 0) const;
   Tensor repeat(IntList repeats) const;

@@ -164,6 +164,18 @@ Tensor Tensor::scatter_add(int64_t d, const Tensor& index, const Tensor& src) co
 Tensor scatter_add(const Tensor& t, int64_t d, const Tensor& i, const Tensor& s) {
   return t.scatter_add(d, i, s);
 }
+Tensor Tensor::scatter(int64_t d, const Tensor& index, const Tensor& src) const {
+  return with_dim(*this, K::Scatter, wrap_dim(d, dim(), "scatter"), {*this, index, src});
+}
+Tensor Tensor::scatter(int64_t d, const Tensor& index, const Scalar& value) const {
+  return scatter(d, index, full(index.sizes(), value, options()));
+}
+Tensor scatter(const Tensor& t, int64_t d, const Tensor& i, const Tensor& s) {
+  return t.scatter(d, i, s);
+}
+Tensor scatter(const Tensor& t, int64_t d, const Tensor& i, const Scalar& v) {
+  return t.scatter(d, i, v);
+}
 
 std::vector<Tensor> Tensor::split(int64_t size_, int64_t d) const {
   LT_CHECK(dim() > 0, "split: cannot split a 0-d tensor");

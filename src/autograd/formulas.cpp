@@ -184,6 +184,9 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
     case K::Gather:
       return {zeros(f.in_sizes[0], g.options()).scatter_add(DimAttrs::of(a).dim, s[1], g)};
     case K::ScatterAdd: return {g, Tensor(), g.gather(DimAttrs::of(a).dim, s[1])};
+    case K::Scatter:  // the overwritten elements of x get no gradient
+      return {g.scatter(DimAttrs::of(a).dim, s[1], 0), Tensor(),
+              g.gather(DimAttrs::of(a).dim, s[1])};
     case K::IndexSelect: {
       Dims shape(g.dim(), 1);
       const int64_t d = DimAttrs::of(a).dim;

@@ -1,4 +1,4 @@
-// gather, scatter_add, index_select. Index values are checked before any write, so an
+// gather, scatter_add, scatter, index_select. Index values are checked before any write, so an
 // out-of-range index throws lt::Error and leaves the output untouched.
 #include <cstring>
 
@@ -69,6 +69,20 @@ void scatter_add_kernel(const Tensor& x, int64_t dim, const Tensor& index, const
     T* po = static_cast<T*>(out.raw_data_ptr());
     for_each_coord(index.sizes(), [&](int64_t pos, const int64_t* c) {
       po[offset_of(out, c, dim, idx[pos])] += ps[offset_of(src, c, -1, 0)];
+    });
+  });
+}
+
+void scatter_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                    const Tensor& out) {
+  auto idx = read_index(index, x.dim() ? x.size(dim) : 1, dim, "scatter");
+  copy_into(out, x);
+  if (index.numel() == 0) return;
+  LT_DISPATCH(x.dtype(), T, {
+    const T* ps = static_cast<const T*>(src.raw_data_ptr());
+    T* po = static_cast<T*>(out.raw_data_ptr());
+    for_each_coord(index.sizes(), [&](int64_t pos, const int64_t* c) {
+      po[offset_of(out, c, dim, idx[pos])] = ps[offset_of(src, c, -1, 0)];
     });
   });
 }

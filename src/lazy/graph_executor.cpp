@@ -107,14 +107,12 @@ void save_ir(const ir::Graph& g) {
 
 std::atomic<int64_t> g_pending_ops{0};
 
-// Whether a step of `g` can throw on values at run time: gather/scatter_add/index_select whose
+// Whether a step of `g` can throw on values at run time: an indexing op (gather, scatter...) whose
 // index is computed in the graph. Indices that are device data or views of it were checked
 // when recorded (record.cpp).
 bool may_fail(const ir::Graph& g) {
   for (const ir::Node* n : g.order) {
-    if (n->kind != ir::NodeKind::Op ||
-        !(n->op == OpKind::Gather || n->op == OpKind::ScatterAdd || n->op == OpKind::IndexSelect))
-      continue;
+    if (n->kind != ir::NodeKind::Op || op_category(n->op) != OpCategory::Indexing) continue;
     const ir::Node* i = n->operands[1].get();
     while (i->kind == ir::NodeKind::Op && i->n_operands == 1 &&
            (is_view_op(i->op) || i->op == OpKind::Copy))

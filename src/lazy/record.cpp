@@ -142,8 +142,7 @@ void check_not_failed(ArrayRef<Tensor> in) {
 Tensor execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m) {
   const Device dev = in.empty() ? a.device : in[0].device();
   check_not_failed(in);
-  if (op == OpKind::Gather || op == OpKind::ScatterAdd || op == OpKind::IndexSelect)
-    check_known_index(op, in, a);
+  if (op_category(op) == OpCategory::Indexing) check_known_index(op, in, a);
   if (is_view_op(op)) {
     std::lock_guard<DeviceMutex> g(device_mutex());
     bool viewable = true;

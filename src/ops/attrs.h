@@ -26,7 +26,7 @@ struct SliceAttrs {
   OpAttrs attrs() const { return attrs_of(*this); }
 };
 
-// Cat, Gather, ScatterAdd, IndexSelect: the dimension the op works along.
+// Cat, Gather, ScatterAdd, Scatter, IndexSelect: the dimension the op works along.
 struct DimAttrs {
   int64_t dim = 0;
   static DimAttrs of(const OpAttrs& a) { return {a.i[0]}; }

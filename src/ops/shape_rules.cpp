@@ -316,7 +316,7 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   return m;
 }
 
-OpMeta indexing(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+OpMeta index_op(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   const Tensor& x = in[0];
   const Tensor& idx = in[1];
   const char* name = op_name(op);
@@ -409,7 +409,7 @@ OpMeta infer_meta(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     case OpCategory::Contraction:
       return contraction(op, in, a);
     case OpCategory::Indexing:
-      return indexing(op, in, a);
+      return index_op(op, in, a);
     case OpCategory::Creation:
     case OpCategory::Random: {
       OpMeta m{Dims(), a.dtype, a.dtype};
