@@ -65,11 +65,10 @@ class DiskCache : public ::testing::Test {
         ::testing::TempDir() + "/lt_child_" + std::to_string(getpid()) + tag + ".out";
     // Two threads: graphs of several clusters compile as two modules (jit.h), whose two
     // objects the cache links into one library.
-    const std::string cmd = "LT_TEST_CHILD=1 LT_NUM_THREADS=2 LT_BACKEND=mlir LT_MLIR_MATMUL=" +
-                            matmul +
-                            " LT_CACHE_DIR=" + dir_ + " LT_TEST_OUT=" + out + " /proc/" +
-                            std::to_string(getpid()) + "/exe --gtest_filter=CacheChild.Program > " +
-                            out + ".log 2>&1";
+    const std::string cmd =
+        "LT_TEST_CHILD=1 LT_NUM_THREADS=2 LT_BACKEND=mlir LT_MLIR_MATMUL=" + matmul +
+        " LT_CACHE_DIR=" + dir_ + " LT_TEST_OUT=" + out + " /proc/" + std::to_string(getpid()) +
+        "/exe --gtest_filter=CacheChild.Program > " + out + ".log 2>&1";
     const int status = std::system(cmd.c_str());
     if (status != 0) {  // the child's own report (a failed check, a sanitizer's) says why
       std::ifstream log(out + ".log");
