@@ -127,6 +127,27 @@ TEST_P(TorchCompat, IrangeAndNamespaces) {
   }
 }
 
+// libtorch's in-place methods are const (a Tensor is a handle): they work on const references,
+// as in `for (const auto& p : model->parameters()) p.zero_();`.
+TEST_P(TorchCompat, InPlaceMethodsWorkOnConstTensors) {
+  const torch::Tensor t = torch::zeros({3}, torch::TensorOptions().device(device()));
+  t.add_(1).mul_(2);
+  t.index_put_({0}, 5);
+  auto bump = [](const torch::Tensor& x) { x.sub_(1).clamp_(0, 3); };
+  bump(t);
+  EXPECT_TRUE(t.to(torch::kCPU).equal(torch::tensor({3.0f, 1.0f, 1.0f})));
+  torch::nn::Linear lin(2, 2);
+  lin->to(device());
+  {
+    torch::NoGradGuard no_grad;
+    for (const auto& p : lin->parameters()) p.fill_(0.5);
+  }
+  for (const auto& p : lin->parameters()) p.requires_grad_(false);
+  torch::Tensor y = lin->forward(torch::ones({1, 2}).to(device()));
+  EXPECT_FALSE(y.requires_grad());
+  EXPECT_TRUE(y.to(torch::kCPU).equal(torch::full({1, 2}, 1.5)));
+}
+
 // Indexing as libtorch programs write it: torch::indexing, t[i][j] = v, index_put_.
 TEST_P(TorchCompat, IndexingSpellings) {
   using namespace torch::indexing;

@@ -143,19 +143,19 @@ class Tensor {
   Tensor where(const Tensor& cond, const Tensor& other) const;  // cond ? *this : other
 
   // ---- in place (the result keeps this tensor's dtype and shape)
-  Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
-  Tensor& add_(const Scalar& o);
-  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
-  Tensor& sub_(const Scalar& o);
-  Tensor& mul_(const Tensor& o);
-  Tensor& mul_(const Scalar& o);
-  Tensor& div_(const Tensor& o);
-  Tensor& div_(const Scalar& o);
-  Tensor& zero_();
-  Tensor& fill_(const Scalar& v);
-  Tensor& copy_(const Tensor& src);
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-  Tensor& relu_();
+  Tensor& add_(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor& add_(const Scalar& o) const;
+  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Scalar& o) const;
+  Tensor& mul_(const Tensor& o) const;
+  Tensor& mul_(const Scalar& o) const;
+  Tensor& div_(const Tensor& o) const;
+  Tensor& div_(const Scalar& o) const;
+  Tensor& zero_() const;
+  Tensor& fill_(const Scalar& v) const;
+  Tensor& copy_(const Tensor& src) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& relu_() const;
 
   // ---- reductions
   Tensor sum() const;
@@ -230,17 +230,17 @@ class Tensor {
   // Writes v (broadcast, converted to this dtype) where index() would read; accumulate adds,
   // and duplicate tensor indices then add up (without it the last write wins).
   Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v,
-                     bool accumulate = false);
+                     bool accumulate = false) const;
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& v,
-                     bool accumulate = false);
-  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v);
+                     bool accumulate = false) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v) const;
   Tensor operator[](int64_t i) const { return select(0, i); }
   Tensor operator[](const Tensor& index) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& v) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& v) const;  // v: a 0-d tensor
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& v);
-  Tensor& masked_fill_(const Tensor& mask, const Tensor& v);
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& v) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& v) const;
   Tensor nonzero() const;
   std::vector<Tensor> split(int64_t size, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t n, int64_t dim = 0) const;
@@ -254,7 +254,7 @@ class Tensor {
   Tensor log_softmax(int64_t dim) const;
 
   // ---- autograd
-  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& requires_grad_(bool requires_grad = true) const;
   bool requires_grad() const;
   bool is_leaf() const;
   // Reverse-mode gradients of this tensor (a scalar, or with `gradient` of its shape) into the

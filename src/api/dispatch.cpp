@@ -111,7 +111,9 @@ void assign_value(Tensor& self, const Tensor& v) {
     copy_into(self, v);
 }
 
-Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a) {
+Tensor& inplace(OpKind op, const Tensor& target, ArrayRef<Tensor> in, const OpAttrs& a) {
+  // In-place methods are const, as libtorch's: they write the tensor, not the handle.
+  Tensor& self = const_cast<Tensor&>(target);
   OpMeta m = infer_meta(op, in, a);
   const char* name = op_name(op);
   static const std::array<std::string, kNumOps> names = [] {

@@ -21,7 +21,7 @@ void check_writable(const Tensor& t, const char* what, const char* suffix = "");
 // Writes v (same shape and dtype) into self: lazy substitution or an eager copy.
 void assign_value(Tensor& self, const Tensor& v);
 // In-place: compute op(self, others...) and write it into self (checks shape and dtype).
-Tensor& inplace(OpKind op, Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = kNoAttrs);
+Tensor& inplace(OpKind op, const Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = kNoAttrs);
 
 // The values of `t` if they are known without running a graph (an eager tensor, or lazy
 // device data and views of it); undefined otherwise. For value checks at the user's call.

@@ -224,27 +224,35 @@ Tensor Tensor::where(const Tensor& cond, const Tensor& other) const {
 }
 
 // ---- in place
-Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
   return inplace(K::Add, *this, {*this, scaled("add_", *this, o, alpha)});
 }
-Tensor& Tensor::add_(const Scalar& o) { return inplace(K::Add, *this, {*this, wrap_scalar(o, device())}); }
-Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+Tensor& Tensor::add_(const Scalar& o) const {
+  return inplace(K::Add, *this, {*this, wrap_scalar(o, device())});
+}
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
   return inplace(K::Sub, *this, {*this, scaled("sub_", *this, o, alpha)});
 }
-Tensor& Tensor::sub_(const Scalar& o) { return inplace(K::Sub, *this, {*this, wrap_scalar(o, device())}); }
-Tensor& Tensor::mul_(const Tensor& o) { return inplace(K::Mul, *this, {*this, o}); }
-Tensor& Tensor::mul_(const Scalar& o) { return inplace(K::Mul, *this, {*this, wrap_scalar(o, device())}); }
-Tensor& Tensor::div_(const Tensor& o) { return inplace(K::Div, *this, {*this, o}); }
-Tensor& Tensor::div_(const Scalar& o) { return inplace(K::Div, *this, {*this, wrap_scalar(o, device())}); }
-Tensor& Tensor::relu_() { return inplace(K::Relu, *this, {*this}); }
-Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+Tensor& Tensor::sub_(const Scalar& o) const {
+  return inplace(K::Sub, *this, {*this, wrap_scalar(o, device())});
+}
+Tensor& Tensor::mul_(const Tensor& o) const { return inplace(K::Mul, *this, {*this, o}); }
+Tensor& Tensor::mul_(const Scalar& o) const {
+  return inplace(K::Mul, *this, {*this, wrap_scalar(o, device())});
+}
+Tensor& Tensor::div_(const Tensor& o) const { return inplace(K::Div, *this, {*this, o}); }
+Tensor& Tensor::div_(const Scalar& o) const {
+  return inplace(K::Div, *this, {*this, wrap_scalar(o, device())});
+}
+Tensor& Tensor::relu_() const { return inplace(K::Relu, *this, {*this}); }
+Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
   LT_CHECK(lo || hi, "clamp_: at least one of min and max must be given");
   if (!hi) return inplace(K::Maximum, *this, {*this, wrap_scalar(*lo, device())});
   // One write, after the checks of both steps: a clamp_ that throws leaves *this unchanged.
   Tensor x = lo ? bin(K::Maximum, *this, *lo) : *this;
   return inplace(K::Minimum, *this, {x, wrap_scalar(*hi, device())});
 }
-Tensor& Tensor::zero_() { return fill_(0); }
-Tensor& Tensor::fill_(const Scalar& v) { return copy_(scalar_of(v, dtype(), device())); }
+Tensor& Tensor::zero_() const { return fill_(0); }
+Tensor& Tensor::fill_(const Scalar& v) const { return copy_(scalar_of(v, dtype(), device())); }
 
 }  // namespace lt

@@ -277,7 +277,7 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> ix) const {
 }
 Tensor Tensor::operator[](const Tensor& index) const { return this->index({index}); }
 
-Tensor& Tensor::index_put_(ArrayRef<TensorIndex> ix, const Tensor& v_in, bool accumulate) {
+Tensor& Tensor::index_put_(ArrayRef<TensorIndex> ix, const Tensor& v_in, bool accumulate) const {
   LT_CHECK(v_in.defined(), "index_put_: undefined values");
   std::vector<Advanced> adv;
   Tensor r = apply_basic(*this, ix, &adv, true, "index_put_");
@@ -291,7 +291,7 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> ix, const Tensor& v_in, bool ac
         r.add_(v);
       else
         r.copy_(v);
-      return *this;
+      return const_cast<Tensor&>(*this);  // a handle: the write went to its tensor
     }
     if (adv.size() == 1 && adv[0].index.dtype() == kBool && v.numel() == 1 && v.dim() <= 1) {
       const Tensor& m = adv[0].index;
@@ -302,7 +302,7 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> ix, const Tensor& v_in, bool ac
         r.add_(lt::where(mb, v0, zeros({}, r.options())));
       else
         r.copy_(lt::where(mb, v0, r));
-      return *this;
+      return const_cast<Tensor&>(*this);  // a handle: the write went to its tensor
     }
   }
   // Otherwise the positions in this tensor that index() would read, and one scatter into its
@@ -318,13 +318,13 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> ix, const Tensor& v_in, bool ac
   return copy_(nx.reshape(sizes()));
 }
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> ix, const Tensor& v,
-                           bool accumulate) {
+                           bool accumulate) const {
   return index_put_(ArrayRef<TensorIndex>(ix), v, accumulate);
 }
-Tensor& Tensor::index_put_(ArrayRef<TensorIndex> ix, const Scalar& v) {
+Tensor& Tensor::index_put_(ArrayRef<TensorIndex> ix, const Scalar& v) const {
   return index_put_(ix, full({}, v, options()));
 }
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> ix, const Scalar& v) {
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> ix, const Scalar& v) const {
   return index_put_(ArrayRef<TensorIndex>(ix), v);
 }
 
@@ -345,10 +345,10 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& v) const {
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& v) const {
   return masked_fill(mask, full({}, v, options()));
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& v) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& v) const {
   return copy_(masked_fill(mask, v));
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& v) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& v) const {
   return copy_(masked_fill(mask, v));
 }
 

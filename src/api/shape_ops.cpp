@@ -253,7 +253,8 @@ Tensor pad(const Tensor& t, IntList pads, double value) {
   return call(K::Pad, {t}, PadAttrs{Dims(pads), value}.attrs());
 }
 
-Tensor& Tensor::copy_(const Tensor& src_in) {
+Tensor& Tensor::copy_(const Tensor& src_in) const {
+  Tensor& self = const_cast<Tensor&>(*this);  // const as libtorch's: it writes the tensor
   LT_CHECK(defined() && src_in.defined(), "copy_: undefined tensor");
   Dims b = broadcast_shape(sizes(), src_in.sizes(), "copy_");
   LT_CHECK(b == Dims(sizes()), "copy_: source of shape ", shape_str(src_in.sizes()),
@@ -268,17 +269,17 @@ Tensor& Tensor::copy_(const Tensor& src_in) {
   impl()->bump_version();
   if (track) {
     Tensor v = src.to(dtype()).expand(sizes()).clone();  // recorded: gradients reach src
-    assign_value(*this, v);
+    assign_value(self, v);
     impl()->autograd = v.impl()->autograd;
-    return *this;
+    return self;
   }
   if (device().is_lazy()) {
-    hook(lazy_hooks().assign, "lazy.assign")(*this, src.to(dtype()).expand(sizes()));
-    return *this;
+    hook(lazy_hooks().assign, "lazy.assign")(self, src.to(dtype()).expand(sizes()));
+    return self;
   }
   if (src.impl()->storage == impl()->storage && !src.is_same(*this)) src = src.clone();
-  copy_into(*this, src);
-  return *this;
+  copy_into(self, src);
+  return self;
 }
 
 }  // namespace lt

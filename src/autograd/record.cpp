@@ -110,15 +110,16 @@ Tensor detached(const Tensor& t) {
 bool is_grad_enabled() { return autograd::g_grad_enabled; }
 void set_grad_enabled(bool enabled) { autograd::g_grad_enabled = enabled; }
 
-Tensor& Tensor::requires_grad_(bool r) {
+Tensor& Tensor::requires_grad_(bool r) const {
   LT_CHECK(!r || is_floating(dtype()), "requires_grad_: only floating-point tensors can require "
            "gradients (this one is ", dtype_name(dtype()), ")");
   autograd::Meta* m = autograd::meta_of(*this);
   LT_CHECK(!m || !m->grad_fn || r, "requires_grad_: cannot turn off gradients of a non-leaf "
            "tensor; use detach()");
-  if (!r && !m) return *this;
+  Tensor& self = const_cast<Tensor&>(*this);  // const as libtorch's: it changes the tensor
+  if (!r && !m) return self;
   autograd::ensure_meta(*this).requires_grad = r;
-  return *this;
+  return self;
 }
 
 bool Tensor::requires_grad() const {
