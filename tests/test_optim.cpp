@@ -434,8 +434,8 @@ TEST_F(Optim, InvalidOptionsThrow) {
   EXPECT_NO_THROW(lt::optim::SGD(ps, SGDOptions(0.0)));
   EXPECT_NO_THROW(lt::optim::Adam(ps, AdamOptions().betas({0.0, 0.0}).eps(0)));
   // An empty parameter list is a mistake (PyTorch refuses it too), for every optimizer.
-  for (auto make : {+[] { lt::optim::SGD o({}, SGDOptions(0.1)); },
-                    +[] { lt::optim::Adam o({}, AdamOptions()); }}) {
+  for (auto make : {+[] { lt::optim::SGD o(std::vector<lt::Tensor>{}, SGDOptions(0.1)); },
+                    +[] { lt::optim::Adam o(std::vector<lt::Tensor>{}, AdamOptions()); }}) {
     try {
       make();
       ADD_FAILURE() << "an empty parameter list was accepted";

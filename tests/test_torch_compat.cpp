@@ -148,6 +148,48 @@ TEST_P(TorchCompat, InPlaceMethodsWorkOnConstTensors) {
   EXPECT_TRUE(y.to(torch::kCPU).equal(torch::full({1, 2}, 1.5)));
 }
 
+// torch::optim as libtorch programs write it: a learning rate where options go, option
+// setters and getters, parameter groups with their own options, step(closure), LRScheduler.
+TEST_P(TorchCompat, OptimizerSpellings) {
+  namespace optim = torch::optim;
+  auto leaf = [&] { return torch::ones({2}, torch::requires_grad().device(device())); };
+  torch::Tensor a = leaf(), b = leaf(), c = leaf();
+  optim::SGD plain({c}, 0.5);  // SGDOptions from a learning rate
+  EXPECT_DOUBLE_EQ(plain.defaults().get_lr(), 0.5);
+  std::vector<optim::OptimizerParamGroup> groups{
+      optim::OptimizerParamGroup({a}),
+      optim::OptimizerParamGroup({b}, std::make_unique<optim::SGDOptions>(0.01))};
+  optim::SGD opt(groups, optim::SGDOptions(0.1).momentum(0));
+  ASSERT_EQ(opt.param_groups().size(), 2u);
+  EXPECT_DOUBLE_EQ(opt.param_groups()[1].options().get_lr(), 0.01);
+  auto& first = static_cast<optim::SGDOptions&>(opt.param_groups()[0].options());
+  EXPECT_DOUBLE_EQ(first.lr(), 0.1);  // the defaults, copied into the group
+  first.lr(0.2);
+  auto closure = [&] {
+    opt.zero_grad();
+    torch::Tensor loss = (a * 2 + b * 3).sum();
+    loss.backward();
+    return loss;
+  };
+  torch::Tensor loss = opt.step(closure);
+  EXPECT_FLOAT_EQ(loss.item<float>(), 10.0f);
+  EXPECT_TRUE(a.to(torch::kCPU).allclose(torch::full({2}, 0.6)));   // 1 - 0.2 * 2
+  EXPECT_TRUE(b.to(torch::kCPU).allclose(torch::full({2}, 0.97)));  // 1 - 0.01 * 3
+  optim::StepLR sched(opt, /*step_size=*/1, /*gamma=*/0.5);
+  sched.step();
+  EXPECT_DOUBLE_EQ(opt.param_groups()[0].options().get_lr(), 0.1);
+  EXPECT_DOUBLE_EQ(opt.param_groups()[1].options().get_lr(), 0.005);
+  opt.zero_grad(/*set_to_none=*/false);  // zeroed in place (libtorch 1.13 defaults to this)
+  EXPECT_EQ(a.grad().abs().sum().item<float>(), 0.0f);
+  optim::Adam adam({c}, optim::AdamOptions(1e-2).betas({0.9, 0.98}).eps(1e-6));
+  auto& ao = static_cast<optim::AdamOptions&>(adam.param_groups()[0].options());
+  EXPECT_DOUBLE_EQ(std::get<1>(ao.betas()), 0.98);
+  EXPECT_DOUBLE_EQ(ao.eps(), 1e-6);
+  adam.add_param_group(optim::OptimizerParamGroup({leaf()}));
+  EXPECT_EQ(adam.param_groups().size(), 2u);
+  EXPECT_EQ(adam.params().size(), 2u);
+}
+
 // Indexing as libtorch programs write it: torch::indexing, t[i][j] = v, index_put_.
 TEST_P(TorchCompat, IndexingSpellings) {
   using namespace torch::indexing;

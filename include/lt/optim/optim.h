@@ -2,6 +2,8 @@
 // device step() ends with lt::mark_step(), so each training step is one compiled graph.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -9,60 +11,136 @@
 
 namespace lt::optim {
 
-class Optimizer {
+// The options of one parameter group (libtorch's OptimizerOptions): each optimizer's options
+// derive from it.
+class OptimizerOptions {
  public:
-  explicit Optimizer(std::vector<Tensor> params, double lr);
-  virtual ~Optimizer() = default;
-  void zero_grad();  // drops the gradients (set to none, as PyTorch 2's default)
-  virtual void step() = 0;
-  double lr() const { return lr_; }
-  void set_lr(double lr) { lr_ = lr; }
-  const std::vector<Tensor>& params() const { return params_; }
-
- protected:
-  void end_step();  // the barrier when the parameters live on the lazy device
-  std::vector<Tensor> params_;
-  double lr_;
+  virtual ~OptimizerOptions() = default;
+  virtual double get_lr() const = 0;
+  virtual void set_lr(double lr) = 0;
+  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
 };
 
-struct SGDOptions {
-  explicit SGDOptions(double lr) : lr_(lr) {}
-  SGDOptions& momentum(double v) { momentum_ = v; return *this; }
-  SGDOptions& dampening(double v) { dampening_ = v; return *this; }
-  SGDOptions& weight_decay(double v) { weight_decay_ = v; return *this; }
-  SGDOptions& nesterov(bool v) { nesterov_ = v; return *this; }
+// Parameters with their own options; without options a group takes the optimizer's defaults.
+class OptimizerParamGroup {
+ public:
+  OptimizerParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
+  OptimizerParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options)
+      : params_(std::move(params)), options_(std::move(options)) {}
+  OptimizerParamGroup(const OptimizerParamGroup& o)
+      : params_(o.params_), options_(o.options_ ? o.options_->clone() : nullptr) {}
+  OptimizerParamGroup(OptimizerParamGroup&&) noexcept = default;
+  OptimizerParamGroup& operator=(OptimizerParamGroup o) {
+    params_ = std::move(o.params_);
+    options_ = std::move(o.options_);
+    return *this;
+  }
+  bool has_options() const { return options_ != nullptr; }
+  OptimizerOptions& options();  // throws if it has none
+  const OptimizerOptions& options() const;
+  void set_options(std::unique_ptr<OptimizerOptions> options) { options_ = std::move(options); }
+  std::vector<Tensor>& params() { return params_; }
+  const std::vector<Tensor>& params() const { return params_; }
+
+ private:
+  std::vector<Tensor> params_;
+  std::unique_ptr<OptimizerOptions> options_;
+};
+
+class Optimizer {
+ public:
+  using LossClosure = std::function<Tensor()>;
+  Optimizer(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults);
+  virtual ~Optimizer() = default;
+  // Drops the gradients (set_to_none, PyTorch 2's default) or zeroes them in place.
+  void zero_grad(bool set_to_none = true);
+  // One update; with a closure, it first re-evaluates the loss (under grad mode) and returns it.
+  virtual Tensor step(LossClosure closure = nullptr) = 0;
+  void add_param_group(const OptimizerParamGroup& group);
+  std::vector<OptimizerParamGroup>& param_groups() { return groups_; }
+  const std::vector<OptimizerParamGroup>& param_groups() const { return groups_; }
+  OptimizerOptions& defaults() { return *defaults_; }
+  const OptimizerOptions& defaults() const { return *defaults_; }
+  double lr() const { return groups_.front().options().get_lr(); }  // the first group's
+  void set_lr(double lr);                                           // every group's
+  const std::vector<Tensor>& params() const { return params_; }     // of all groups, in order
+
+ protected:
+  // Per-parameter state for params_[from...] (the constructor and add_param_group call it).
+  virtual void add_state(size_t from) { (void)from; }
+  Tensor run_closure(const LossClosure& closure);
+  void end_step();  // the barrier when the parameters live on the lazy device
+  std::vector<OptimizerParamGroup> groups_;
+  std::unique_ptr<OptimizerOptions> defaults_;
+  std::vector<Tensor> params_;
+
+ private:
+  void check_group(const OptimizerParamGroup& g) const;
+};
+
+// libtorch's option style: lr(v) sets, lr() reads.
+#define LT_OPTIM_ARG(Self, T, name) \
+  Self& name(T v) {                 \
+    name##_ = v;                    \
+    return *this;                   \
+  }                                 \
+  T name() const { return name##_; }
+
+struct SGDOptions : OptimizerOptions {
+  SGDOptions(double lr) : lr_(lr) {}  // implicit, as libtorch's: SGD(params, 0.1)
+  LT_OPTIM_ARG(SGDOptions, double, lr)
+  LT_OPTIM_ARG(SGDOptions, double, momentum)
+  LT_OPTIM_ARG(SGDOptions, double, dampening)
+  LT_OPTIM_ARG(SGDOptions, double, weight_decay)
+  LT_OPTIM_ARG(SGDOptions, bool, nesterov)
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  std::unique_ptr<OptimizerOptions> clone() const override {
+    return std::make_unique<SGDOptions>(*this);
+  }
   double lr_, momentum_ = 0, dampening_ = 0, weight_decay_ = 0;
   bool nesterov_ = false;
 };
 
 class SGD : public Optimizer {
  public:
-  SGD(std::vector<Tensor> params, const SGDOptions& o);
-  void step() override;
-  SGDOptions options;
+  SGD(std::vector<Tensor> params, const SGDOptions& defaults);
+  SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& defaults);
+  Tensor step(LossClosure closure = nullptr) override;
 
  private:
+  void add_state(size_t from) override;
   std::vector<Tensor> momentum_;
 };
 
-struct AdamOptions {
-  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
-  AdamOptions& betas(std::tuple<double, double> b) { betas_ = b; return *this; }
-  AdamOptions& eps(double v) { eps_ = v; return *this; }
-  AdamOptions& weight_decay(double v) { weight_decay_ = v; return *this; }
+struct AdamOptions : OptimizerOptions {
+  using Betas = std::tuple<double, double>;
+  AdamOptions(double lr = 1e-3) : lr_(lr) {}
+  LT_OPTIM_ARG(AdamOptions, double, lr)
+  LT_OPTIM_ARG(AdamOptions, Betas, betas)
+  LT_OPTIM_ARG(AdamOptions, double, eps)
+  LT_OPTIM_ARG(AdamOptions, double, weight_decay)
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  std::unique_ptr<OptimizerOptions> clone() const override {
+    return std::make_unique<AdamOptions>(*this);
+  }
   double lr_;
-  std::tuple<double, double> betas_{0.9, 0.999};
+  Betas betas_{0.9, 0.999};
   double eps_ = 1e-8, weight_decay_ = 0;
 };
+#undef LT_OPTIM_ARG
 
 class Adam : public Optimizer {
  public:
-  Adam(std::vector<Tensor> params, const AdamOptions& o, bool decoupled = false);
-  void step() override;
-  AdamOptions options;
+  Adam(std::vector<Tensor> params, const AdamOptions& defaults = {}, bool decoupled = false);
+  Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults = {},
+       bool decoupled = false);
+  Tensor step(LossClosure closure = nullptr) override;
   int64_t step_count() const { return t_; }
 
  private:
+  void add_state(size_t from) override;
   bool decoupled_;
   int64_t t_ = 0;               // step() calls
   std::vector<int64_t> steps_;  // per parameter: the steps that had a gradient
@@ -70,37 +148,52 @@ class Adam : public Optimizer {
 };
 
 struct AdamWOptions : AdamOptions {
-  explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { weight_decay_ = 1e-2; }
+  AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { weight_decay_ = 1e-2; }
 };
 
 // Adam with decoupled weight decay (Loshchilov & Hutter), weight_decay 0.01 by default.
 class AdamW : public Adam {
  public:
-  AdamW(std::vector<Tensor> params, const AdamWOptions& o) : Adam(std::move(params), o, true) {}
+  AdamW(std::vector<Tensor> params, const AdamOptions& defaults = AdamWOptions())
+      : Adam(std::move(params), defaults, true) {}
+  AdamW(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults = AdamWOptions())
+      : Adam(std::move(groups), defaults, true) {}
+};
+
+// libtorch's LRScheduler: step() sets every group's rate to get_lrs() and counts the steps.
+class LRScheduler {
+ public:
+  explicit LRScheduler(Optimizer& opt);
+  virtual ~LRScheduler() = default;
+  void step();
+
+ protected:
+  virtual std::vector<double> get_lrs() = 0;
+  Optimizer& optimizer_;
+  std::vector<double> base_lrs_;  // each group's rate when the scheduler was made
+  int64_t step_count_ = 0;
 };
 
 // lr = base * gamma^(epoch / step_size); call step() once per epoch.
-class StepLR {
+class StepLR : public LRScheduler {
  public:
   StepLR(Optimizer& opt, int64_t step_size, double gamma = 0.1);
-  void step();
 
  private:
-  Optimizer& opt_;
-  int64_t step_size_, epoch_ = 0;
-  double gamma_, base_;
+  std::vector<double> get_lrs() override;
+  int64_t step_size_;
+  double gamma_;
 };
 
 // lr = eta_min + (base - eta_min) * (1 + cos(pi * epoch / t_max)) / 2.
-class CosineAnnealingLR {
+class CosineAnnealingLR : public LRScheduler {
  public:
   CosineAnnealingLR(Optimizer& opt, int64_t t_max, double eta_min = 0);
-  void step();
 
  private:
-  Optimizer& opt_;
-  int64_t t_max_, epoch_ = 0;
-  double eta_min_, base_;
+  std::vector<double> get_lrs() override;
+  int64_t t_max_;
+  double eta_min_;
 };
 
 }  // namespace lt::optim
