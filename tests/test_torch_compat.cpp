@@ -1,12 +1,12 @@
 // libtorch's spellings through the lazytensor::torch drop-in headers, written as a libtorch
 // program would write them (only <torch/torch.h>, the torch/at/c10 namespaces), each case on the
 // cpu and on the lazy device. libtorch 1.13's behaviour is the reference.
+#include <ATen/ATen.h>
+#include <c10/util/irange.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <ATen/ATen.h>
-#include <c10/util/irange.h>
-
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,6 +42,12 @@ TEST_P(TorchCompat, TensorFromBracedValuesTakesLibtorchsDtypes) {
   torch::Tensor r = torch::tensor({1.0, 2.0}, torch::requires_grad().device(device()));
   EXPECT_TRUE(r.requires_grad());
   EXPECT_EQ(torch::tensor({}, opts).numel(), 0);
+  torch::Tensor fv =
+      torch::tensor(std::vector<double>{1.5, 2.5}, opts);  // the element type's dtype
+  EXPECT_EQ(fv.dtype(), torch::kDouble);
+  EXPECT_EQ(fv.device(), device());
+  EXPECT_EQ(torch::tensor(std::vector<int64_t>{4}, torch::dtype(torch::kFloat)).item<float>(),
+            4.0f);
   // Every factory taking options honours requires_grad: a leaf that requires grad.
   for (const torch::Tensor& t :
        {torch::zeros({2}, torch::requires_grad().device(device())),
@@ -188,6 +194,38 @@ TEST_P(TorchCompat, OptimizerSpellings) {
   adam.add_param_group(optim::OptimizerParamGroup({leaf()}));
   EXPECT_EQ(adam.param_groups().size(), 2u);
   EXPECT_EQ(adam.params().size(), 2u);
+}
+
+// torch::nn::utils's gradient clipping; the norm is read only when the program reads it.
+TEST_P(TorchCompat, GradientClipping) {
+  auto leaf = [&](std::vector<float> v) {
+    return torch::tensor(v, torch::requires_grad().device(device()));
+  };
+  torch::Tensor a = leaf({1, 2}), b = leaf({2});
+  auto grads = [&](float s) {  // gradients (3, 4) and (12) times s: 2-norm 13 s
+    a.mutable_grad() = torch::tensor({3.0f, 4.0f}).to(device()) * s;
+    b.mutable_grad() = torch::tensor({12.0f}).to(device()) * s;
+  };
+  grads(1);
+  lt::metrics::reset();
+  torch::nn::utils::clip_grad_norm_({a, b}, 6.5);  // the norm ignored: nothing is read
+  if (GetParam() == "lazy") EXPECT_EQ(lt::metrics::counter("TransferFromDevice"), 0);
+  EXPECT_TRUE(a.grad().to(torch::kCPU).allclose(torch::tensor({1.5f, 2.0f}), 1e-5, 1e-5));
+  EXPECT_TRUE(b.grad().to(torch::kCPU).allclose(torch::tensor({6.0f}), 1e-5, 1e-5));
+  grads(1);
+  double n = torch::nn::utils::clip_grad_norm_(std::vector<torch::Tensor>({a, b}), 100.0);
+  EXPECT_NEAR(n, 13.0, 1e-5);  // below max_norm: unchanged
+  EXPECT_TRUE(b.grad().to(torch::kCPU).allclose(torch::tensor({12.0f})));
+  double inf_norm = torch::nn::utils::clip_grad_norm_({a, b}, 3.0, INFINITY);
+  EXPECT_NEAR(inf_norm, 12.0, 1e-5);
+  EXPECT_TRUE(b.grad().to(torch::kCPU).allclose(torch::tensor({3.0f}), 1e-5, 1e-5));
+  grads(1);
+  EXPECT_NEAR(torch::nn::utils::clip_grad_norm_(a, 1.0, 1.0), 7.0, 1e-5);  // 1-norm of a alone
+  EXPECT_TRUE(a.grad().to(torch::kCPU).allclose(torch::tensor({3.0f / 7, 4.0f / 7}), 1e-5, 1e-5));
+  torch::nn::utils::clip_grad_value_({a, b}, 0.5);
+  EXPECT_TRUE(b.grad().to(torch::kCPU).equal(torch::tensor({0.5f})));
+  grads(NAN);
+  EXPECT_THROW(torch::nn::utils::clip_grad_norm_({a, b}, 1.0, 2.0, true), c10::Error);
 }
 
 // Indexing as libtorch programs write it: torch::indexing, t[i][j] = v, index_put_.

@@ -22,6 +22,14 @@ Tensor tensor(const std::vector<T>& data) {
 // tensor({{1.5, 2}, {3, 4}}) float32 (2x2), tensor(2.5) a 0-d float32; `o` may set the dtype,
 // device and requires_grad (as in every factory here that takes options).
 Tensor tensor(const TensorData& data, const TensorOptions& o = {});
+// t converted to o's dtype and device, and a leaf requiring grad if o says so.
+Tensor with_tensor_options(Tensor t, const TensorOptions& o);
+// A vector of values with options, as libtorch's tensor(ArrayRef<T>, options): T's dtype
+// unless o sets one. (A template in O, so that tensor(data, {0}) stays the sizes overload.)
+template <typename T, typename O, std::enable_if_t<std::is_same_v<O, TensorOptions>, int> = 0>
+Tensor tensor(const std::vector<T>& data, const O& o) {
+  return with_tensor_options(tensor<T>(data), o);
+}
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& o = {});
 Tensor empty(IntList sizes, const TensorOptions& o = {});
 Tensor zeros(IntList sizes, const TensorOptions& o = {});

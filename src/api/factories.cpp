@@ -57,6 +57,12 @@ template Tensor tensor<double>(const std::vector<double>&, IntList);
 template Tensor tensor<int32_t>(const std::vector<int32_t>&, IntList);
 template Tensor tensor<int64_t>(const std::vector<int64_t>&, IntList);
 template Tensor tensor<bool>(const std::vector<bool>&, IntList);
+Tensor with_tensor_options(Tensor t, const TensorOptions& o) {
+  if (o.has_dtype() && o.dtype() != t.dtype()) t = t.to(o.dtype());
+  if (o.has_device() && o.device() != t.device()) t = t.to(o.device());
+  return leaf(t, o);
+}
+
 Tensor tensor(const TensorData& data, const TensorOptions& o) {
   Tensor t;
   switch (data.kind()) {
@@ -70,9 +76,7 @@ Tensor tensor(const TensorData& data, const TensorOptions& o) {
       t = tensor(data.floats(), data.sizes()).to(kFloat32);  // the default floating dtype
       break;
   }
-  if (o.has_dtype() && o.dtype() != t.dtype()) t = t.to(o.dtype());
-  if (o.has_device() && o.device() != t.device()) t = t.to(o.device());
-  return leaf(t, o);
+  return with_tensor_options(t, o);
 }
 
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& o) {
