@@ -58,6 +58,16 @@ TEST_P(TorchCompat, TensorFromBracedValuesTakesLibtorchsDtypes) {
     EXPECT_TRUE(t.is_leaf());
   }
   EXPECT_FALSE(torch::ones({2}, opts).requires_grad());
+  torch::Tensor w = torch::ones({2}, opts).set_requires_grad(true);
+  EXPECT_TRUE(w.requires_grad());
+  torch::Tensor wd = (w * 2).data();  // values without history
+  EXPECT_FALSE(wd.requires_grad());
+  EXPECT_EQ(wd.sum().item<float>(), 4.0f);
+  if (GetParam() == "cpu") {
+    torch::Tensor h = torch::tensor({1.0f, 2.0f});
+    EXPECT_EQ(static_cast<float*>(h.data_ptr())[1], 2.0f);
+    EXPECT_EQ(h.data_ptr(), static_cast<void*>(h.data_ptr<float>()));
+  }
 }
 
 TEST_P(TorchCompat, RaggedNestedListsAreAnErrorAtTheCall) {

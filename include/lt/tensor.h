@@ -74,6 +74,7 @@ class Tensor {
     return static_cast<T*>(raw_data_ptr());
   }
   void* raw_data_ptr() const;  // eager only: first element of this (possibly strided) view
+  void* data_ptr() const { return raw_data_ptr(); }  // libtorch's untyped spelling
   template <typename T>
   std::vector<T> to_vector() const {
     if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
@@ -263,6 +264,8 @@ class Tensor {
   Tensor grad() const;     // undefined until a backward reaches this leaf
   Tensor& mutable_grad();  // e.g. t.mutable_grad() = Tensor() to drop it
   Tensor detach() const;   // same data, no history
+  Tensor data() const { return detach(); }  // libtorch's .data(): the values, no history
+  Tensor& set_requires_grad(bool r) const { return requires_grad_(r); }
   // Makes this tensor (and every handle on it) hold new_data's value, device and dtype,
   // keeping its autograd identity (how Module::to moves parameters).
   void set_data(const Tensor& new_data);
