@@ -1797,11 +1797,15 @@ void sweep_gather(Sweep& s) {
   s.cover("gather");
 }
 
-void sweep_scatter_add(Sweep& s) {
+// scatter_add adds src into x at index; scatter writes it, duplicate targets taking the last
+// write in index's row-major order (eager's kernel, which every backend runs), so the reference
+// writes in that order.
+void sweep_scatter_into(Sweep& s, bool accumulate) {
+  const char* name = accumulate ? "scatter_add" : "scatter";
   for (int trial = 0; trial < 2 * s.trials; ++trial) {
     Shape sh = s.shape(trial);
     const int64_t nd = sh.size();
-    Dtype dt = s.pick(kNumericDtypes);
+    Dtype dt = s.pick(accumulate ? kNumericDtypes : kAllDtypes);
     Input x = s.input(sh, dt);
     const int64_t dim = nd == 0 ? 0 : s.uniform(-nd, nd - 1), d = wrap(dim, nd);
     Shape is(nd), ss(nd);
@@ -1816,46 +1820,20 @@ void sweep_scatter_add(Sweep& s) {
     for (int64_t i = 0; i < numel(is); ++i) {
       Shape c = unravel(i, is), t = c;
       if (nd > 0) t[d] = static_cast<int64_t>(idx.ref.v[i]);
-      want.v[ravel(t, sh)] += src.ref.v[ravel(c, ss)];
-      want.mag[ravel(t, sh)] += std::abs(src.ref.v[ravel(c, ss)]);
+      const double v = src.ref.v[ravel(c, ss)];
+      want.v[ravel(t, sh)] = accumulate ? want.v[ravel(t, sh)] + v : v;
+      want.mag[ravel(t, sh)] = accumulate ? want.mag[ravel(t, sh)] + std::abs(v) : std::abs(v);
     }
-    run_case(describe("scatter_add", {&x, &idx, &src}, "dim " + std::to_string(dim)), [&] {
-      expect_match(lt::scatter_add(x.t, dim, idx.t, src.t), want, arith_tol(dt), s.dev);
+    run_case(describe(name, {&x, &idx, &src}, "dim " + std::to_string(dim)), [&] {
+      expect_match(accumulate ? lt::scatter_add(x.t, dim, idx.t, src.t)
+                              : lt::scatter(x.t, dim, idx.t, src.t),
+                   want, accumulate ? arith_tol(dt) : exact_tol(dt), s.dev);
     });
   }
-  s.cover("scatter_add");
+  s.cover(name);
 }
-
-// scatter: x with src written at index; duplicate targets take the last write in index's
-// row-major order (eager's kernel, which every backend runs), so the reference writes in order.
-void sweep_scatter(Sweep& s) {
-  for (int trial = 0; trial < 2 * s.trials; ++trial) {
-    Shape sh = s.shape(trial);
-    const int64_t nd = sh.size();
-    Dtype dt = s.pick(kAllDtypes);
-    Input x = s.input(sh, dt);
-    const int64_t dim = nd == 0 ? 0 : s.uniform(-nd, nd - 1), d = wrap(dim, nd);
-    Shape is(nd), ss(nd);
-    for (int64_t j = 0; j < nd; ++j) {
-      is[j] = j == d ? (sh[d] == 0 ? 0 : s.uniform(0, 5)) : s.uniform(0, sh[j]);
-      ss[j] = is[j] + s.uniform(0, 1);
-    }
-    Input idx = index_input(s, is, nd == 0 ? 1 : sh[d]);
-    Input src = s.input(ss, dt);
-    Ref want = x.ref;
-    for (double v : want.v) want.mag.push_back(std::abs(v));
-    for (int64_t i = 0; i < numel(is); ++i) {
-      Shape c = unravel(i, is), t = c;
-      if (nd > 0) t[d] = static_cast<int64_t>(idx.ref.v[i]);
-      want.v[ravel(t, sh)] = src.ref.v[ravel(c, ss)];
-      want.mag[ravel(t, sh)] = std::abs(src.ref.v[ravel(c, ss)]);
-    }
-    run_case(describe("scatter", {&x, &idx, &src}, "dim " + std::to_string(dim)), [&] {
-      expect_match(lt::scatter(x.t, dim, idx.t, src.t), want, exact_tol(dt), s.dev);
-    });
-  }
-  s.cover("scatter");
-}
+void sweep_scatter_add(Sweep& s) { sweep_scatter_into(s, true); }
+void sweep_scatter(Sweep& s) { sweep_scatter_into(s, false); }
 
 void sweep_index_select(Sweep& s) {
   for (int trial = 0; trial < 2 * s.trials; ++trial) {

@@ -337,9 +337,9 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& v) const {
            dtype_name(mask.dtype()), " (shape ", shape_str(mask.sizes()), ")");
   LT_CHECK(v.dim() == 0, "masked_fill: the value must be a 0-d tensor, got shape ",
            shape_str(v.sizes()));
-  LT_CHECK(broadcast_shape(sizes(), mask.sizes(), "masked_fill") == Dims(sizes()),
-           "masked_fill: the mask of shape ", shape_str(mask.sizes()),
-           " cannot be broadcast to the tensor's shape ", shape_str(sizes()));
+  LT_CHECK(broadcasts_to(mask.sizes(), sizes()), "masked_fill: the mask of shape ",
+           shape_str(mask.sizes()), " cannot be broadcast to the tensor's shape ",
+           shape_str(sizes()));
   return lt::where(mask, v.to(device(), dtype()), *this);
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& v) const {

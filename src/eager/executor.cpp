@@ -127,10 +127,8 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
     case OpCategory::Indexing:
       if (op == OpKind::Gather)
         gather_kernel(in[0], DimAttrs::of(a).dim, in[1], out);
-      else if (op == OpKind::ScatterAdd)
-        scatter_add_kernel(in[0], DimAttrs::of(a).dim, in[1], in[2], out);
-      else if (op == OpKind::Scatter)
-        scatter_kernel(in[0], DimAttrs::of(a).dim, in[1], in[2], out);
+      else if (op == OpKind::ScatterAdd || op == OpKind::Scatter)
+        scatter_kernel(in[0], DimAttrs::of(a).dim, in[1], in[2], op == OpKind::ScatterAdd, out);
       else
         index_select_kernel(in[0], DimAttrs::of(a).dim, in[1], out);
       break;

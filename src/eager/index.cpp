@@ -59,30 +59,19 @@ void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   });
 }
 
-void scatter_add_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
-                        const Tensor& out) {
-  auto idx = read_index(index, x.dim() ? x.size(dim) : 1, dim, "scatter_add");
-  copy_into(out, x);
-  if (index.numel() == 0) return;
-  LT_DISPATCH(x.dtype(), T, {
-    const T* ps = static_cast<const T*>(src.raw_data_ptr());
-    T* po = static_cast<T*>(out.raw_data_ptr());
-    for_each_coord(index.sizes(), [&](int64_t pos, const int64_t* c) {
-      po[offset_of(out, c, dim, idx[pos])] += ps[offset_of(src, c, -1, 0)];
-    });
-  });
-}
-
 void scatter_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
-                    const Tensor& out) {
-  auto idx = read_index(index, x.dim() ? x.size(dim) : 1, dim, "scatter");
+                    bool accumulate, const Tensor& out) {
+  auto idx =
+      read_index(index, x.dim() ? x.size(dim) : 1, dim, accumulate ? "scatter_add" : "scatter");
   copy_into(out, x);
   if (index.numel() == 0) return;
   LT_DISPATCH(x.dtype(), T, {
     const T* ps = static_cast<const T*>(src.raw_data_ptr());
     T* po = static_cast<T*>(out.raw_data_ptr());
     for_each_coord(index.sizes(), [&](int64_t pos, const int64_t* c) {
-      po[offset_of(out, c, dim, idx[pos])] = ps[offset_of(src, c, -1, 0)];
+      T& o = po[offset_of(out, c, dim, idx[pos])];
+      const T v = ps[offset_of(src, c, -1, 0)];
+      o = accumulate ? static_cast<T>(o + v) : v;
     });
   });
 }

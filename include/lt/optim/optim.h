@@ -78,6 +78,16 @@ class Optimizer {
   void check_group(const OptimizerParamGroup& g) const;
 };
 
+// The OptimizerOptions of options type Self, read through its lr_ field.
+template <typename Self>
+struct OptionsOf : OptimizerOptions {
+  double get_lr() const override { return static_cast<const Self&>(*this).lr_; }
+  void set_lr(double lr) override { static_cast<Self&>(*this).lr_ = lr; }
+  std::unique_ptr<OptimizerOptions> clone() const override {
+    return std::make_unique<Self>(static_cast<const Self&>(*this));
+  }
+};
+
 // libtorch's option style: lr(v) sets, lr() reads.
 #define LT_OPTIM_ARG(Self, T, name) \
   Self& name(T v) {                 \
@@ -86,18 +96,13 @@ class Optimizer {
   }                                 \
   T name() const { return name##_; }
 
-struct SGDOptions : OptimizerOptions {
+struct SGDOptions : OptionsOf<SGDOptions> {
   SGDOptions(double lr) : lr_(lr) {}  // implicit, as libtorch's: SGD(params, 0.1)
   LT_OPTIM_ARG(SGDOptions, double, lr)
   LT_OPTIM_ARG(SGDOptions, double, momentum)
   LT_OPTIM_ARG(SGDOptions, double, dampening)
   LT_OPTIM_ARG(SGDOptions, double, weight_decay)
   LT_OPTIM_ARG(SGDOptions, bool, nesterov)
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  std::unique_ptr<OptimizerOptions> clone() const override {
-    return std::make_unique<SGDOptions>(*this);
-  }
   double lr_, momentum_ = 0, dampening_ = 0, weight_decay_ = 0;
   bool nesterov_ = false;
 };
@@ -113,18 +118,13 @@ class SGD : public Optimizer {
   std::vector<Tensor> momentum_;
 };
 
-struct AdamOptions : OptimizerOptions {
+struct AdamOptions : OptionsOf<AdamOptions> {
   using Betas = std::tuple<double, double>;
   AdamOptions(double lr = 1e-3) : lr_(lr) {}
   LT_OPTIM_ARG(AdamOptions, double, lr)
   LT_OPTIM_ARG(AdamOptions, Betas, betas)
   LT_OPTIM_ARG(AdamOptions, double, eps)
   LT_OPTIM_ARG(AdamOptions, double, weight_decay)
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  std::unique_ptr<OptimizerOptions> clone() const override {
-    return std::make_unique<AdamOptions>(*this);
-  }
   double lr_;
   Betas betas_{0.9, 0.999};
   double eps_ = 1e-8, weight_decay_ = 0;
