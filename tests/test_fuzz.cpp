@@ -1815,6 +1815,19 @@ TEST(FuzzRegressions, GeluTanhTailAndFloatToIntOutOfRange) {
   });
 }
 
+TEST(FuzzRegressions, MaximumOfSignedZeros) {
+  // LT_BACKEND=mlir (seed 47000503): maximum(+0, -0) was -0 on eager (x > y ? x : y) and +0
+  // compiled (arith.maximumf, IEEE 754-2019); both now order +0 above -0, in either order.
+  for (const char* d : {"cpu", "lazy"}) {
+    const lt::Device dev(d);
+    Tensor p = lt::zeros({2}, lt::TensorOptions(dev)), n = -p;
+    for (const Tensor& t : {lt::maximum(p, n), lt::maximum(n, p)})
+      for (float v : t.to_vector<float>()) EXPECT_FALSE(std::signbit(v)) << d;
+    for (const Tensor& t : {lt::minimum(p, n), lt::minimum(n, p)})
+      for (float v : t.to_vector<float>()) EXPECT_TRUE(std::signbit(v)) << d;
+  }
+}
+
 TEST(FuzzRegressions, MlirExpOfFoldedNan) {
   // LT_BACKEND=mlir (seed 900492): softmax of a 0-d inf is exp(inf - inf) / ...; canonicalize
   // folded the argument to a NaN constant, the exp approximation's fptosi of it is poison, and

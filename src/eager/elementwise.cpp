@@ -176,12 +176,16 @@ void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out
       return binary_loop<T, T>(out, a, b, [](T x, T y) {
         if constexpr (std::is_floating_point_v<T>)
           if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+        if constexpr (std::is_floating_point_v<T>)  // +0 above -0, in either order, as compiled
+          if (x == y) return std::signbit(x) ? y : x;
         return x > y ? x : y;
       });
     case K::Minimum:
       return binary_loop<T, T>(out, a, b, [](T x, T y) {
         if constexpr (std::is_floating_point_v<T>)
           if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+        if constexpr (std::is_floating_point_v<T>)
+          if (x == y) return std::signbit(x) ? x : y;
         return x < y ? x : y;
       });
     case K::Eq: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x == y; });
