@@ -221,7 +221,7 @@ TEST_F(Nn, LayerNormMatchesReference) {
   }
   expect_close(y, ref, kRefTol);
 
-  lt::nn::LayerNorm plain(std::vector<int64_t>{4}, 1e-5, false);
+  lt::nn::LayerNorm plain(lt::nn::LayerNormOptions({4}).elementwise_affine(false));
   EXPECT_TRUE(plain->parameters().empty());
   Tensor z = plain(lt::randn({5, 4}));
   expect_close(z.mean(1), std::vector<double>(5, 0.0), 1e-6);
@@ -261,7 +261,7 @@ TEST_F(Nn, BatchNorm2dTrainUsesBatchStatsAndUpdatesRunningStats) {
   std::vector<Tensor> outs[2];
   for (lt::Device d : {kCpu, kLazy}) {
     SCOPED_TRACE(d.str());
-    lt::nn::BatchNorm2d bn(C, eps, momentum);
+    lt::nn::BatchNorm2d bn(lt::nn::BatchNorm2dOptions(C).eps(eps).momentum(momentum));
     {
       lt::NoGradGuard g;
       bn->weight.copy_(lt::tensor(gamma).to(lt::kFloat32));
@@ -373,7 +373,7 @@ TEST_F(Nn, ReluGeluFlattenMatchReference) {
   expect_close(r, ref, 0);
 
   Tensor g = run_both([&](lt::Device d) { return lt::nn::GELU()(x.to(d)); });
-  Tensor gt = run_both([&](lt::Device d) { return lt::nn::GELU("tanh")(x.to(d)); });
+  Tensor gt = run_both([&](lt::Device d) { return lt::nn::GELU(lt::nn::GELUOptions().approximate("tanh"))(x.to(d)); });
   std::vector<double> exact, approx;
   for (double v : xv) {
     exact.push_back(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
@@ -388,8 +388,8 @@ TEST_F(Nn, ReluGeluFlattenMatchReference) {
   });
   EXPECT_EQ(shape(f), (std::vector<int64_t>{2, 60}));
   expect_close(f, dv(x), 0);
-  EXPECT_EQ(shape(lt::nn::Flatten(0, 1)(x)), (std::vector<int64_t>{6, 4, 5}));
-  EXPECT_EQ(shape(lt::nn::Flatten(2)(x)), (std::vector<int64_t>{2, 3, 20}));
+  EXPECT_EQ(shape(lt::nn::Flatten(lt::nn::FlattenOptions().start_dim(0).end_dim(1))(x)), (std::vector<int64_t>{6, 4, 5}));
+  EXPECT_EQ(shape(lt::nn::Flatten(lt::nn::FlattenOptions().start_dim(2))(x)), (std::vector<int64_t>{2, 3, 20}));
 }
 
 TEST_F(Nn, MaxPool2dMatchesReference) {
@@ -398,7 +398,9 @@ TEST_F(Nn, MaxPool2dMatchesReference) {
     Tensor x;
     Tensor y = run_both([&](lt::Device d) {
       x = lt::randn({2, 3, 7, 6});
-      return lt::nn::MaxPool2d(k, s)(x.to(d));
+      lt::nn::MaxPool2dOptions o(k);
+      if (s) o.stride(s);
+      return lt::nn::MaxPool2d(o)(x.to(d));
     });
     const int64_t st = s ? s : k, OH = (7 - k) / st + 1, OW = (6 - k) / st + 1;
     EXPECT_EQ(shape(y), (std::vector<int64_t>{2, 3, OH, OW}));
@@ -438,7 +440,7 @@ TEST_F(Nn, SequentialRunsInOrderAndNamesParameters) {
   lt::NoGradGuard g;
   expect_close(y, b(lt::relu(a(x))), 1e-6);
 
-  lt::nn::NamedTensors np = keep->named_parameters();
+  lt::nn::NamedTensors np = keep->named_parameters().pairs();
   std::vector<std::string> names;
   for (auto& [n, t] : np) names.push_back(n);
   EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
@@ -460,7 +462,7 @@ std::pair<Tensor, Tensor> mha_reference(lt::nn::MultiheadAttentionImpl& m, const
                                         const Tensor& k, const Tensor& v, const Tensor& kpm,
                                         const Tensor& attn_mask) {
   const auto f64 = [](const Tensor& t) { return t.cpu().to(lt::kFloat64); };
-  const int64_t E = m.options.embed_dim, H = m.options.num_heads, D = E / H;
+  const int64_t E = m.options.embed_dim(), H = m.options.num_heads(), D = E / H;
   const int64_t N = q.size(0), L = q.size(1), S = k.size(1);
   Tensor W = f64(m.in_proj_weight), B = f64(m.in_proj_bias);
   Tensor Wo = f64(m.out_proj->weight), Bo = f64(m.out_proj->bias);

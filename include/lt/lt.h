@@ -11,6 +11,7 @@
 #include "lt/indexing.h"
 #include "lt/lazy.h"
 #include "lt/memory.h"
+#include "lt/nn/functional.h"
 #include "lt/nn/module.h"
 #include "lt/nn/modules.h"
 #include "lt/nn/parallel.h"

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lt/reduction.h"
 #include "lt/tensor.h"
 #include "lt/tensor_data.h"
 
@@ -162,9 +163,54 @@ Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weigh
 Tensor dropout(const Tensor& x, double p, bool train);
 Tensor embedding(const Tensor& indices, const Tensor& weight);
 Tensor one_hot(const Tensor& indices, int64_t num_classes);
+// feature_dropout (alias dropout2d): zeroes whole channels of [N, C, ...] (or [C, H, W]).
+Tensor feature_dropout(const Tensor& x, double p, bool train);
+Tensor dropout2d(const Tensor& x, double p, bool train);
+
+// ---- activations (composites; x > 0 picks the linear branch, as PyTorch's)
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+Tensor elu(const Tensor& x, double alpha = 1.0, double scale = 1.0, double input_scale = 1.0);
+Tensor selu(const Tensor& x);
+Tensor celu(const Tensor& x, double alpha = 1.0);
+// x where beta * x > threshold, else log1p(exp(beta * x)) / beta.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+Tensor log_sigmoid(const Tensor& x);
+Tensor mish(const Tensor& x);
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
+Tensor relu6(const Tensor& x);
+Tensor hardsigmoid(const Tensor& x);
+Tensor hardswish(const Tensor& x);
+Tensor softsign(const Tensor& x);
+Tensor threshold(const Tensor& x, double threshold, double value);
+Tensor glu(const Tensor& x, int64_t dim = -1);
+Tensor softmin(const Tensor& x, int64_t dim);
+
+// ---- losses. `reduction` is Reduction::None, Mean or Sum (or torch::kNone, kMean, kSum).
+// Class-index targets may be [N] for input [N, C] or [N, d...] for [N, C, d...]; a target equal
+// to ignore_index contributes nothing, and the mean divides by the summed weights of the rest.
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets, double label_smoothing = 0.0);
-Tensor nll_loss(const Tensor& log_probs, const Tensor& targets);
-Tensor mse_loss(const Tensor& a, const Tensor& b);
+// Probability targets (floating, the input's shape) are also accepted.
+Tensor cross_entropy(const Tensor& logits, const Tensor& targets, const Tensor& weight,
+                     int64_t reduction = Reduction::Mean, int64_t ignore_index = -100,
+                     double label_smoothing = 0.0);
+Tensor nll_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& weight = {},
+                int64_t reduction = Reduction::Mean, int64_t ignore_index = -100);
+Tensor mse_loss(const Tensor& a, const Tensor& b, int64_t reduction = Reduction::Mean);
+Tensor l1_loss(const Tensor& a, const Tensor& b, int64_t reduction = Reduction::Mean);
+Tensor smooth_l1_loss(const Tensor& a, const Tensor& b, int64_t reduction = Reduction::Mean,
+                      double beta = 1.0);
+Tensor huber_loss(const Tensor& a, const Tensor& b, int64_t reduction = Reduction::Mean,
+                  double delta = 1.0);
+// Probabilities in [0, 1]; each log is clamped at -100 as in PyTorch.
+Tensor binary_cross_entropy(const Tensor& x, const Tensor& y, const Tensor& weight = {},
+                            int64_t reduction = Reduction::Mean);
+Tensor binary_cross_entropy_with_logits(const Tensor& x, const Tensor& y, const Tensor& weight = {},
+                                        int64_t reduction = Reduction::Mean,
+                                        const Tensor& pos_weight = {});
+// input holds log-probabilities; target probabilities (or log-probabilities with log_target).
+// Reduction::BatchMean (torch::kBatchMean) divides the sum by the batch size.
+Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean,
+              bool log_target = false);
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& attn_mask = {}, double dropout_p = 0,
                                     bool is_causal = false);
@@ -224,25 +270,5 @@ Tensor& operator/=(Tensor& a, const Scalar& b);
 void set_num_threads(int n);  // kernels and BLAS; default LT_NUM_THREADS or all cores
 int get_num_threads();
 
-namespace nn::functional {
-using lt::cross_entropy;
-using lt::dropout;
-using lt::embedding;
-using lt::gelu;
-using lt::layer_norm;
-using lt::linear;
-using lt::log_softmax;
-using lt::max_pool2d;
-using lt::avg_pool2d;
-using lt::conv2d;
-using lt::mse_loss;
-using lt::nll_loss;
-using lt::one_hot;
-using lt::relu;
-using lt::scaled_dot_product_attention;
-using lt::silu;
-using lt::softmax;
-using lt::pad;
-}  // namespace nn::functional
 
 }  // namespace lt

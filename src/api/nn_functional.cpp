@@ -173,54 +173,8 @@ Tensor one_hot(const Tensor& indices, int64_t n) {
       .to(kInt64);
 }
 
-Tensor nll_loss(const Tensor& lp, const Tensor& targets) {
-  OpContext ctx("nll_loss");
-  LT_CHECK(lp.dim() == 2 || lp.dim() == 1, "nll_loss: expected input [N, C] or [C], got ",
-           shape_str(lp.sizes()));
-  LT_CHECK(targets.dtype() == kInt64 || targets.dtype() == kInt32,
-           "nll_loss: expected integer class indices, got ", dtype_name(targets.dtype()));
-  LT_CHECK(is_floating(lp.dtype()), "nll_loss: expected floating-point log-probabilities, got ",
-           dtype_name(lp.dtype()));
-  Tensor x = lp.dim() == 1 ? lp.unsqueeze(0) : lp;
-  Tensor t = targets.dim() == 0 ? targets.unsqueeze(0) : targets;
-  LT_CHECK(t.dim() == 1 && t.size(0) == x.size(0), "nll_loss: input ", shape_str(lp.sizes()),
-           " and targets ", shape_str(targets.sizes()), " do not match in the batch dim");
-  return -gather(x, 1, t.unsqueeze(1)).mean();
-}
 
-Tensor cross_entropy(const Tensor& logits, const Tensor& targets, double smoothing) {
-  OpContext ctx("cross_entropy");
-  LT_CHECK(logits.dim() == 2 || logits.dim() == 1, "cross_entropy: expected logits [N, C] or [C], got ",
-           shape_str(logits.sizes()));
-  LT_CHECK(smoothing >= 0 && smoothing <= 1, "cross_entropy: label_smoothing must be in [0, 1], got ",
-           smoothing);
-  LT_CHECK(is_floating(logits.dtype()), "cross_entropy: expected floating-point logits, got ",
-           dtype_name(logits.dtype()));
-  Tensor x = logits.dim() == 1 ? logits.unsqueeze(0) : logits;
-  Tensor lsm = log_softmax(x, 1);
-  if (is_floating(targets.dtype())) {  // class probabilities
-    LT_CHECK(targets.sizes().equals(logits.sizes()), "cross_entropy: probability targets ",
-             shape_str(targets.sizes()), " must match logits ", shape_str(logits.sizes()));
-    Tensor p = targets.dim() == 1 ? targets.unsqueeze(0) : targets;
-    if (smoothing > 0) p = p * (1.0 - smoothing) + smoothing / static_cast<double>(x.size(1));
-    return -(p * lsm).sum(1).mean();
-  }
-  Tensor t = targets.dim() == 0 ? targets.unsqueeze(0) : targets;
-  LT_CHECK(t.dim() == 1 && t.size(0) == x.size(0), "cross_entropy: logits ",
-           shape_str(logits.sizes()), " and targets ", shape_str(targets.sizes()),
-           " do not match in the batch dim");
-  LT_CHECK(t.dtype() == kInt64 || t.dtype() == kInt32,
-           "cross_entropy: expected int64 class indices, got ", dtype_name(t.dtype()));
-  Tensor nll = -gather(lsm, 1, t.unsqueeze(1)).squeeze(1);
-  if (smoothing > 0) nll = nll * (1.0 - smoothing) - lsm.mean(1) * smoothing;
-  return nll.mean();
-}
 
-Tensor mse_loss(const Tensor& a, const Tensor& b) {
-  OpContext ctx("mse_loss");
-  Tensor d = a - b;
-  return (d * d).mean();
-}
 
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& mask, double dropout_p, bool is_causal) {

@@ -10,15 +10,15 @@
 namespace lt::nn {
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& o)
-    : options(o), out_proj(o.embed_dim, o.embed_dim, o.bias_) {
-  LT_CHECK(o.embed_dim > 0 && o.num_heads > 0 && o.embed_dim % o.num_heads == 0,
-           "MultiheadAttention: embed_dim ", o.embed_dim, " must be divisible by num_heads ",
-           o.num_heads);
-  const double bound = std::sqrt(6.0 / static_cast<double>(o.embed_dim + 3 * o.embed_dim));
+    : options(o), out_proj(o.embed_dim(), o.embed_dim(), o.bias()) {
+  LT_CHECK(o.embed_dim() > 0 && o.num_heads() > 0 && o.embed_dim() % o.num_heads() == 0,
+           "MultiheadAttention: embed_dim ", o.embed_dim(), " must be divisible by num_heads ",
+           o.num_heads());
+  const double bound = std::sqrt(6.0 / static_cast<double>(o.embed_dim() + 3 * o.embed_dim()));
   in_proj_weight = register_parameter("in_proj_weight",
-                                      (rand({3 * o.embed_dim, o.embed_dim}) * 2.0 - 1.0) * bound);
-  if (o.bias_) {
-    in_proj_bias = register_parameter("in_proj_bias", zeros({3 * o.embed_dim}));
+                                      (rand({3 * o.embed_dim(), o.embed_dim()}) * 2.0 - 1.0) * bound);
+  if (o.bias()) {
+    in_proj_bias = register_parameter("in_proj_bias", zeros({3 * o.embed_dim()}));
     NoGradGuard g;
     out_proj->bias.zero_();
   }
@@ -29,12 +29,12 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
                                                            const Tensor& value,
                                                            const Tensor& key_padding_mask,
                                                            const Tensor& attn_mask) {
-  const int64_t E = options.embed_dim, H = options.num_heads, D = E / H;
+  const int64_t E = options.embed_dim(), H = options.num_heads(), D = E / H;
   LT_CHECK(query.dim() == 3 && key.dim() == 3 && value.dim() == 3 && query.size(-1) == E &&
                key.size(-1) == E && value.size(-1) == E,
            "MultiheadAttention: expected 3-d query/key/value with ", E, " features, got ",
            shape_str(query.sizes()), ", ", shape_str(key.sizes()), ", ", shape_str(value.sizes()));
-  auto batch_major = [&](const Tensor& t) { return options.batch_first_ ? t : t.transpose(0, 1); };
+  auto batch_major = [&](const Tensor& t) { return options.batch_first() ? t : t.transpose(0, 1); };
   Tensor q = batch_major(query), k = batch_major(key), v = batch_major(value);  // [N, L, E]
   const int64_t N = q.size(0), L = q.size(1), S = k.size(1);
   std::vector<Tensor> w = in_proj_weight.chunk(3, 0);
@@ -56,25 +56,25 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
     scores = where(key_padding_mask.reshape({N, 1, 1, S}), ninf, scores);
   }
   Tensor p = softmax(scores, -1);
-  Tensor pd = dropout(p, options.dropout_, is_training());
+  Tensor pd = dropout(p, options.dropout(), is_training());
   Tensor out = matmul(pd, V).transpose(1, 2).reshape({N, L, E});
   out = out_proj->forward(out);
-  if (!options.batch_first_) out = out.transpose(0, 1);
+  if (!options.batch_first()) out = out.transpose(0, 1);
   return {out, p.mean(1)};
 }
 
 TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(const TransformerEncoderLayerOptions& o)
     : options(o),
-      self_attn(MultiheadAttentionOptions(o.d_model, o.nhead)
-                    .dropout(o.dropout_)
-                    .batch_first(o.batch_first_)),
-      linear1(o.d_model, o.dim_feedforward_),
-      linear2(o.dim_feedforward_, o.d_model),
-      norm1(std::vector<int64_t>{o.d_model}),
-      norm2(std::vector<int64_t>{o.d_model}) {
-  LT_CHECK(o.activation_ == "relu" || o.activation_ == "gelu",
+      self_attn(MultiheadAttentionOptions(o.d_model(), o.nhead())
+                    .dropout(o.dropout())
+                    .batch_first(o.batch_first())),
+      linear1(o.d_model(), o.dim_feedforward()),
+      linear2(o.dim_feedforward(), o.d_model()),
+      norm1(std::vector<int64_t>{o.d_model()}),
+      norm2(std::vector<int64_t>{o.d_model()}) {
+  LT_CHECK(o.activation() == "relu" || o.activation() == "gelu",
            "TransformerEncoderLayer: activation must be \"relu\" or \"gelu\", got \"",
-           o.activation_, "\"");
+           o.activation(), "\"");
   register_module("self_attn", self_attn.ptr());
   register_module("linear1", linear1.ptr());
   register_module("linear2", linear2.ptr());
@@ -84,7 +84,7 @@ TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(const TransformerEncode
 
 Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src_mask,
                                             const Tensor& src_key_padding_mask) {
-  const double p = options.dropout_;
+  const double p = options.dropout();
   const bool train = is_training();
   auto sa = [&](const Tensor& x) {
     return dropout(std::get<0>(self_attn->forward(x, x, x, src_key_padding_mask, src_mask)), p,
@@ -92,11 +92,11 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
   };
   auto ff = [&](const Tensor& x) {
     Tensor h = linear1->forward(x);
-    h = options.activation_ == "gelu" ? gelu(h) : relu(h);
+    h = options.activation() == "gelu" ? gelu(h) : relu(h);
     return dropout(linear2->forward(dropout(h, p, train)), p, train);
   };
   Tensor x = src;
-  if (options.norm_first_) {
+  if (options.norm_first()) {
     x = x + sa(norm1->forward(x));
     x = x + ff(norm2->forward(x));
   } else {

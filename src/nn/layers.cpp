@@ -1,4 +1,5 @@
-// Linear, Conv2d, LayerNorm, BatchNorm2d, Embedding, Sequential.
+// Linear, Conv2d, LayerNorm, BatchNorm1d/2d, Embedding, dropouts, Unflatten, and the
+// out-of-line parts of ModuleList and ModuleDict.
 #include <cmath>
 
 #include "core/check.h"
@@ -11,86 +12,178 @@ namespace {
 // U(-bound, bound): PyTorch's kaiming_uniform_(a = sqrt(5)) for weights and its bias init
 // both come to bound = 1 / sqrt(fan_in).
 Tensor uniform(IntList sizes, double bound) { return (rand(sizes) * 2.0 - 1.0) * bound; }
+// Gives a registered parameter new values, keeping its identity (optimizers that hold it still
+// see it) and its device.
+void set_param(Tensor& p, const Tensor& v) { p.set_data(v.to(p.device())); }
 }  // namespace
 
-LinearImpl::LinearImpl(int64_t in, int64_t out, bool with_bias) {
-  LT_CHECK(in > 0 && out > 0, "Linear: in_features ", in, " and out_features ", out,
-           " must be positive");
-  double bound = 1.0 / std::sqrt(static_cast<double>(in));
-  weight = register_parameter("weight", uniform({out, in}, bound));
-  if (with_bias) bias = register_parameter("bias", uniform({out}, bound));
+LinearImpl::LinearImpl(const LinearOptions& o) : options(o) {
+  LT_CHECK(o.in_features() > 0 && o.out_features() > 0, "Linear: in_features ", o.in_features(),
+           " and out_features ", o.out_features(), " must be positive");
+  weight = register_parameter("weight", empty({o.out_features(), o.in_features()}));
+  if (o.bias()) bias = register_parameter("bias", empty({o.out_features()}));
+  reset_parameters();
+}
+void LinearImpl::reset_parameters() {
+  const auto& o = options;
+  double bound = 1.0 / std::sqrt(static_cast<double>(o.in_features()));
+  NoGradGuard g;
+  set_param(weight, uniform({o.out_features(), o.in_features()}, bound));
+  if (o.bias()) set_param(bias, uniform({o.out_features()}, bound));
 }
 Tensor LinearImpl::forward(const Tensor& x) { return linear(x, weight, bias); }
+void LinearImpl::pretty_print(std::ostream& os) const {
+  os << "Linear(in_features=" << options.in_features() << ", out_features="
+     << options.out_features() << ", bias=" << (options.bias() ? "true" : "false") << ")";
+}
 
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& o) : options(o) {
-  LT_CHECK(o.in_channels > 0 && o.out_channels > 0 && o.kernel_size > 0 && o.groups_ > 0 &&
-               o.in_channels % o.groups_ == 0 && o.out_channels % o.groups_ == 0,
-           "Conv2d: channels ", o.in_channels, " -> ", o.out_channels, ", kernel ",
-           o.kernel_size, ", groups ", o.groups_, " are not a valid configuration");
-  int64_t fan_in = o.in_channels / o.groups_ * o.kernel_size * o.kernel_size;
+  const auto& k = o.kernel_size();
+  LT_CHECK(o.in_channels() > 0 && o.out_channels() > 0 && k[0] > 0 && k[1] > 0 && o.groups() > 0 &&
+               o.in_channels() % o.groups() == 0 && o.out_channels() % o.groups() == 0,
+           "Conv2d: channels ", o.in_channels(), " -> ", o.out_channels(), ", kernel ",
+           shape_str(k), ", groups ", o.groups(), " are not a valid configuration");
+  weight = register_parameter("weight",
+                              empty({o.out_channels(), o.in_channels() / o.groups(), k[0], k[1]}));
+  if (o.bias()) bias = register_parameter("bias", empty({o.out_channels()}));
+  reset_parameters();
+}
+void Conv2dImpl::reset_parameters() {
+  const auto& o = options;
+  const auto& k = o.kernel_size();
+  int64_t fan_in = o.in_channels() / o.groups() * k[0] * k[1];
   double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  weight = register_parameter(
-      "weight", uniform({o.out_channels, o.in_channels / o.groups_, o.kernel_size, o.kernel_size},
-                        bound));
-  if (o.bias_) bias = register_parameter("bias", uniform({o.out_channels}, bound));
+  NoGradGuard g;
+  set_param(weight, uniform({o.out_channels(), o.in_channels() / o.groups(), k[0], k[1]}, bound));
+  if (o.bias()) set_param(bias, uniform({o.out_channels()}, bound));
 }
 Tensor Conv2dImpl::forward(const Tensor& x) {
   const auto& o = options;
-  return conv2d(x, weight, bias, {o.stride_, o.stride_}, {o.padding_, o.padding_},
-                {o.dilation_, o.dilation_}, o.groups_);
+  return conv2d(x, weight, bias, o.stride(), o.padding(), o.dilation(), o.groups());
+}
+void Conv2dImpl::pretty_print(std::ostream& os) const {
+  const auto& o = options;
+  os << "Conv2d(" << o.in_channels() << ", " << o.out_channels() << ", kernel_size="
+     << shape_str(o.kernel_size()) << ", stride=" << shape_str(o.stride()) << ")";
 }
 
-LayerNormImpl::LayerNormImpl(std::vector<int64_t> shape, double eps, bool affine)
-    : normalized_shape(std::move(shape)), eps(eps) {
-  if (affine) {
-    weight = register_parameter("weight", ones(normalized_shape));
-    bias = register_parameter("bias", zeros(normalized_shape));
+LayerNormImpl::LayerNormImpl(const LayerNormOptions& o) : options(o) {
+  if (o.elementwise_affine()) {
+    weight = register_parameter("weight", ones(o.normalized_shape()));
+    bias = register_parameter("bias", zeros(o.normalized_shape()));
   }
 }
 Tensor LayerNormImpl::forward(const Tensor& x) {
-  return layer_norm(x, normalized_shape, weight, bias, eps);
+  return layer_norm(x, options.normalized_shape(), weight, bias, options.eps());
 }
 
-BatchNorm2dImpl::BatchNorm2dImpl(int64_t n, double eps, double momentum)
-    : num_features(n), eps(eps), momentum(momentum) {
-  weight = register_parameter("weight", ones({n}));
-  bias = register_parameter("bias", zeros({n}));
-  running_mean = register_buffer("running_mean", zeros({n}));
-  running_var = register_buffer("running_var", ones({n}));
-  num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, kInt64));
-}
-Tensor BatchNorm2dImpl::forward(const Tensor& x) {
-  LT_CHECK(x.dim() == 4 && x.size(1) == num_features, "BatchNorm2d: expected input [N, ",
-           num_features, ", H, W], got ", shape_str(x.sizes()));
-  Tensor mean, var;
-  if (is_training()) {
-    mean = x.mean({0, 2, 3}, true);
-    Tensor c = x - mean;
-    var = (c * c).mean({0, 2, 3}, true);
-    NoGradGuard g;
-    const double n = static_cast<double>(x.numel() / num_features);
-    Tensor unbiased = var.detach().reshape({num_features}) * (n / std::max(n - 1.0, 1.0));
-    running_mean.mul_(1.0 - momentum).add_(mean.detach().reshape({num_features}) * momentum);
-    running_var.mul_(1.0 - momentum).add_(unbiased * momentum);
-    num_batches_tracked.add_(1);
-  } else {
-    mean = running_mean.reshape({1, num_features, 1, 1});
-    var = running_var.reshape({1, num_features, 1, 1});
+BatchNormImplBase::BatchNormImplBase(const BatchNormOptions& o, int64_t min_dim, int64_t max_dim,
+                                     const char* kind)
+    : options(o), min_dim_(min_dim), max_dim_(max_dim), kind_(kind) {
+  const int64_t n = o.num_features();
+  LT_CHECK(n > 0, kind, ": num_features must be positive, got ", n);
+  if (o.affine()) {
+    weight = register_parameter("weight", ones({n}));
+    bias = register_parameter("bias", zeros({n}));
   }
-  Tensor y = (x - mean) * rsqrt(var + eps);
-  return y * weight.reshape({1, num_features, 1, 1}) + bias.reshape({1, num_features, 1, 1});
+  if (o.track_running_stats()) {
+    running_mean = register_buffer("running_mean", zeros({n}));
+    running_var = register_buffer("running_var", ones({n}));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, kInt64));
+  }
+}
+void BatchNormImplBase::reset_running_stats() {
+  if (!options.track_running_stats()) return;
+  NoGradGuard g;
+  running_mean.zero_();
+  running_var.fill_(1);
+  num_batches_tracked.zero_();
+}
+Tensor BatchNormImplBase::forward(const Tensor& x) {
+  const int64_t c = options.num_features();
+  LT_CHECK(x.dim() >= min_dim_ && x.dim() <= max_dim_ && x.size(1) == c, kind_,
+           ": expected input [N, ", c, max_dim_ == 4 ? ", H, W]" : "] or [N, C, L]",
+           " with C = ", c, ", got ", shape_str(x.sizes()));
+  std::vector<int64_t> dims{0}, bshape(static_cast<size_t>(x.dim()), 1);
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  bshape[1] = c;
+  Tensor mean, var;
+  const bool use_batch = is_training() || !options.track_running_stats();
+  if (use_batch) {
+    mean = x.mean(dims, true);
+    Tensor centered = x - mean;
+    var = (centered * centered).mean(dims, true);
+    if (is_training() && options.track_running_stats()) {
+      NoGradGuard g;
+      const double n = static_cast<double>(x.numel() / c);
+      const double m = options.momentum();
+      Tensor unbiased = var.detach().reshape({c}) * (n / std::max(n - 1.0, 1.0));
+      running_mean.mul_(1.0 - m).add_(mean.detach().reshape({c}) * m);
+      running_var.mul_(1.0 - m).add_(unbiased * m);
+      num_batches_tracked.add_(1);
+    }
+  } else {
+    mean = running_mean.reshape(bshape);
+    var = running_var.reshape(bshape);
+  }
+  Tensor y = (x - mean) * rsqrt(var + options.eps());
+  if (!options.affine()) return y;
+  return y * weight.reshape(bshape) + bias.reshape(bshape);
 }
 
-EmbeddingImpl::EmbeddingImpl(int64_t num, int64_t dim) {
-  LT_CHECK(num > 0 && dim > 0, "Embedding: sizes ", num, " x ", dim, " must be positive");
-  weight = register_parameter("weight", randn({num, dim}));
+EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& o) : options(o) {
+  LT_CHECK(o.num_embeddings() > 0 && o.embedding_dim() > 0, "Embedding: sizes ",
+           o.num_embeddings(), " x ", o.embedding_dim(), " must be positive");
+  weight = register_parameter("weight", randn({o.num_embeddings(), o.embedding_dim()}));
 }
 Tensor EmbeddingImpl::forward(const Tensor& indices) { return embedding(indices, weight); }
 
-Tensor SequentialImpl::forward(const Tensor& x) {
-  Tensor h = x;
-  for (auto& f : steps_) h = f(h);
-  return h;
+Embedding Embedding::from_pretrained(const Tensor& embeddings,
+                                     const EmbeddingFromPretrainedOptions& options) {
+  LT_CHECK(embeddings.dim() == 2, "Embedding::from_pretrained: expected a 2-d [num, dim] tensor, got ",
+           shape_str(embeddings.sizes()));
+  Embedding e(embeddings.size(0), embeddings.size(1));
+  NoGradGuard g;
+  e->weight.set_data(embeddings.detach().clone());
+  e->weight.requires_grad_(!options.freeze());
+  return e;
+}
+
+Tensor DropoutImpl::forward(const Tensor& x) {
+  Tensor y = dropout(x, options.p(), is_training());
+  return options.inplace() && is_training() ? x.copy_(y) : y;
+}
+
+Tensor Dropout2dImpl::forward(const Tensor& x) {
+  Tensor y = dropout2d(x, options.p(), is_training());
+  return options.inplace() && is_training() ? x.copy_(y) : y;
+}
+
+Tensor UnflattenImpl::forward(const Tensor& x) {
+  const int64_t d = options.dim() < 0 ? options.dim() + x.dim() : options.dim();
+  LT_CHECK(d >= 0 && d < x.dim(), "Unflatten: dim ", options.dim(), " out of range for shape ",
+           shape_str(x.sizes()));
+  std::vector<int64_t> s = x.sizes().vec();
+  s.erase(s.begin() + d);
+  s.insert(s.begin() + d, options.sizes().begin(), options.sizes().end());
+  return x.reshape(s);
+}
+
+void ModuleListImpl::rebuild(const std::vector<std::shared_ptr<Module>>& all) {
+  for (size_t i = 0; i < modules_.size(); ++i) unregister_module(std::to_string(i));
+  modules_.clear();
+  for (const auto& m : all) push_back(m);
+}
+
+std::shared_ptr<Module> ModuleDictImpl::pop(const std::string& key) {
+  std::shared_ptr<Module> m = dict_.pop(key);
+  unregister_module(key);
+  return m;
+}
+
+void ModuleDictImpl::clear() {
+  for (const auto& k : dict_.keys()) unregister_module(k);
+  dict_.clear();
 }
 
 }  // namespace lt::nn

@@ -9,33 +9,72 @@
 
 namespace lt::nn {
 
+namespace {
+using Slots = std::vector<std::pair<std::string, std::unique_ptr<Tensor>>>;
+
+void check_name(const Module& m, const char* kind, const std::string& n, const Slots& slots) {
+  LT_CHECK(!n.empty() && n.find('.') == std::string::npos, m.name(), ": ", kind, " name '", n,
+           "' must be non-empty and contain no '.'");
+  for (const auto& [k, t] : slots)
+    LT_CHECK(k != n, m.name(), ": a ", kind, " named '", n, "' is already registered");
+}
+}  // namespace
+
 Tensor& Module::register_parameter(const std::string& pname, Tensor t, bool requires_grad) {
-  LT_CHECK(t.defined(), name(), ": parameter '", pname, "' is undefined");
-  if (requires_grad) t.requires_grad_();
+  check_name(*this, "parameter", pname, params_);
+  if (t.defined() && requires_grad) t.requires_grad_();
   params_.emplace_back(pname, std::make_unique<Tensor>(std::move(t)));
   return *params_.back().second;
 }
 
-Tensor& Module::register_buffer(const std::string& name, Tensor t) {
-  buffers_.emplace_back(name, std::make_unique<Tensor>(std::move(t)));
+Tensor& Module::register_buffer(const std::string& bname, Tensor t) {
+  check_name(*this, "buffer", bname, buffers_);
+  buffers_.emplace_back(bname, std::make_unique<Tensor>(std::move(t)));
   return *buffers_.back().second;
 }
 
+void Module::check_child_name(const std::string& n, bool non_null) const {
+  LT_CHECK(non_null, name(), ": register_module('", n, "') was given an empty module");
+  LT_CHECK(!n.empty() && n.find('.') == std::string::npos, name(), ": submodule name '", n,
+           "' must be non-empty and contain no '.'");
+  for (const auto& [k, m] : children_)
+    LT_CHECK(k != n, name(), ": a submodule named '", n, "' is already registered");
+}
+
+void Module::replace_child(const std::string& n, std::shared_ptr<Module> m) {
+  LT_CHECK(m != nullptr, name(), ": replace_module('", n, "') was given an empty module");
+  for (auto& [k, c] : children_)
+    if (k == n) {
+      c = std::move(m);
+      return;
+    }
+  LT_CHECK(false, name(), ": replace_module: no submodule named '", n, "'");
+}
+
+void Module::unregister_module(const std::string& n) {
+  for (auto it = children_.begin(); it != children_.end(); ++it)
+    if (it->first == n) {
+      children_.erase(it);
+      return;
+    }
+  LT_CHECK(false, name(), ": unregister_module: no submodule named '", n, "'");
+}
+
 void Module::collect(const std::string& prefix, bool params, bool recurse,
-                     NamedTensors* out) const {
+                     OrderedDict<std::string, Tensor>* out) const {
   for (const auto& [n, t] : params ? params_ : buffers_)
-    if (t->defined()) out->emplace_back(prefix + n, *t);
+    if (t->defined()) out->insert(prefix + n, *t);
   if (!recurse) return;
   for (const auto& [n, m] : children_) m->collect(prefix + n + ".", params, true, out);
 }
 
-NamedTensors Module::named_parameters(bool recurse) const {
-  NamedTensors r;
+OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
+  OrderedDict<std::string, Tensor> r("parameter");
   collect("", true, recurse, &r);
   return r;
 }
-NamedTensors Module::named_buffers(bool recurse) const {
-  NamedTensors r;
+OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
+  OrderedDict<std::string, Tensor> r("buffer");
   collect("", false, recurse, &r);
   return r;
 }
@@ -55,13 +94,57 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
   return r;
 }
 
-void Module::to(Device d) {
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const {
+  OrderedDict<std::string, std::shared_ptr<Module>> r("module");
+  for (auto& [n, m] : children_) r.insert(n, m);
+  return r;
+}
+
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(const std::string& prefix,
+                                                                        bool include_self) {
+  OrderedDict<std::string, std::shared_ptr<Module>> r("module");
+  if (include_self) {
+    std::shared_ptr<Module> self = weak_from_this().lock();
+    LT_CHECK(self != nullptr, name(),
+             ": named_modules()/modules() with include_self need the module to be owned by a "
+             "shared_ptr (a holder); call them with include_self = false");
+    r.insert(prefix, self);
+  }
+  // Depth first, children after their parent, names dotted from `prefix`.
+  std::function<void(const std::string&, const Module&)> walk = [&](const std::string& p,
+                                                                    const Module& m) {
+    for (auto& [n, c] : m.children_) {
+      std::string full = p.empty() ? n : p + "." + n;
+      r.insert(full, c);
+      walk(full, *c);
+    }
+  };
+  walk(prefix, *this);
+  return r;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) {
+  return named_modules("", include_self).values();
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  fn(*this);
+  for (auto& [n, c] : children_) c->apply(fn);
+}
+
+void Module::apply(const std::function<void(const std::string&, Module&)>& fn,
+                   const std::string& prefix) {
+  fn(prefix, *this);
+  for (auto& [n, c] : children_) c->apply(fn, prefix.empty() ? n : prefix + "." + n);
+}
+
+void Module::to(Device d, bool) {
   NoGradGuard g;
   for (Tensor t : parameters()) t.set_data(t.detach().to(d));
   for (Tensor t : buffers()) t.set_data(t.detach().to(d));
 }
 
-void Module::to(Dtype dt) {
+void Module::to(Dtype dt, bool) {
   NoGradGuard g;
   for (Tensor t : parameters())
     if (is_floating(t.dtype())) t.set_data(t.detach().to(dt));
@@ -69,19 +152,48 @@ void Module::to(Dtype dt) {
     if (is_floating(t.dtype())) t.set_data(t.detach().to(dt));
 }
 
+void Module::to(Device d, Dtype dt, bool) {
+  to(dt);
+  to(d);
+}
+
 void Module::train(bool on) {
   training_ = on;
   for (auto& [n, m] : children_) m->train(on);
 }
 
-void Module::zero_grad() {
-  for (Tensor t : parameters()) t.mutable_grad() = Tensor();
+void Module::zero_grad(bool set_to_none) {
+  NoGradGuard g;
+  for (Tensor t : parameters()) {
+    Tensor& grad = t.mutable_grad();
+    if (set_to_none || !grad.defined())
+      grad = Tensor();
+    else
+      grad = zeros_like(grad);
+  }
 }
 
 NamedTensors Module::state_dict() const {
-  NamedTensors r = named_parameters();
+  NamedTensors r = named_parameters().pairs();
   for (auto& nt : named_buffers()) r.push_back(nt);
   return r;
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m) {
+  std::function<void(const Module&, int)> print = [&](const Module& mod, int indent) {
+    mod.pretty_print(os);
+    auto kids = mod.named_children();
+    if (kids.is_empty()) return;
+    os << "(\n";
+    for (const auto& item : kids) {
+      os << std::string(static_cast<size_t>(indent + 2), ' ') << "(" << item.key() << "): ";
+      print(*item.value(), indent + 2);
+      os << "\n";
+    }
+    os << std::string(static_cast<size_t>(indent), ' ') << ")";
+  };
+  print(m, 0);
+  return os;
 }
 
 void Module::load_state_dict(const NamedTensors& state) {

@@ -7,7 +7,14 @@
 #include <c10/util/irange.h>
 #include <lt/lt.h>
 
+#include <optional>
+
+// Declares the holder `Name` of module class `NameImpl`, as libtorch's macro.
+#define TORCH_MODULE(Name) LT_MODULE(Name)
+
 namespace c10 {
+using std::optional;
+using std::nullopt;
 using lt::ArrayRef;
 using lt::Device;
 using lt::DeviceType;
@@ -42,6 +49,8 @@ namespace torch {
 using namespace lt;
 using c10::irange;
 using c10::ScalarType;
+using std::optional;
+using std::nullopt;
 namespace nn {
 using namespace lt::nn;
 namespace functional {

@@ -1,0 +1,213 @@
+// lt::nn::functional (libtorch's torch::nn::functional, usually `namespace F`): the functions of
+// lt/ops.h, plus overloads taking libtorch's XxxFuncOptions, e.g.
+//   F::conv2d(x, w, F::Conv2dFuncOptions().stride(2).padding(1))
+//   F::cross_entropy(x, t, F::CrossEntropyFuncOptions().ignore_index(0).reduction(torch::kSum))
+#pragma once
+#include "lt/nn/options.h"
+#include "lt/ops.h"
+
+namespace lt::nn::functional {
+
+using lt::avg_pool2d;
+using lt::binary_cross_entropy;
+using lt::binary_cross_entropy_with_logits;
+using lt::celu;
+using lt::conv2d;
+using lt::cross_entropy;
+using lt::dropout;
+using lt::dropout2d;
+using lt::elu;
+using lt::embedding;
+using lt::feature_dropout;
+using lt::gelu;
+using lt::glu;
+using lt::hardsigmoid;
+using lt::hardswish;
+using lt::hardtanh;
+using lt::huber_loss;
+using lt::kl_div;
+using lt::l1_loss;
+using lt::layer_norm;
+using lt::leaky_relu;
+using lt::linear;
+using lt::log_sigmoid;
+using lt::log_softmax;
+using lt::max_pool2d;
+using lt::mish;
+using lt::mse_loss;
+using lt::nll_loss;
+using lt::one_hot;
+using lt::pad;
+using lt::relu;
+using lt::relu6;
+using lt::scaled_dot_product_attention;
+using lt::selu;
+using lt::sigmoid;
+using lt::silu;
+using lt::smooth_l1_loss;
+using lt::softmax;
+using lt::softmin;
+using lt::softplus;
+using lt::softsign;
+using lt::tanh;
+using lt::threshold;
+
+// ---- options of the functionals that have no module twin
+struct DropoutFuncOptions {
+  LT_ARG(double, p) = 0.5;
+  LT_ARG(bool, training) = true;
+  LT_ARG(bool, inplace) = false;
+};
+using Dropout2dFuncOptions = DropoutFuncOptions;
+using FeatureDropoutFuncOptions = DropoutFuncOptions;
+
+struct Conv2dFuncOptions {
+  LT_ARG(Tensor, bias);
+  LT_ARG(ExpandingArray<2>, stride) = 1;
+  LT_ARG(ExpandingArray<2>, padding) = 0;
+  LT_ARG(ExpandingArray<2>, dilation) = 1;
+  LT_ARG(int64_t, groups) = 1;
+};
+
+struct LayerNormFuncOptions {
+  LayerNormFuncOptions(std::vector<int64_t> normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}
+  LT_ARG(std::vector<int64_t>, normalized_shape);
+  LT_ARG(Tensor, weight);
+  LT_ARG(Tensor, bias);
+  LT_ARG(double, eps) = 1e-5;
+};
+
+struct NormalizeFuncOptions {
+  LT_ARG(double, p) = 2.0;
+  LT_ARG(int64_t, dim) = 1;
+  LT_ARG(double, eps) = 1e-12;
+};
+
+// ---- the module options under their functional names
+using ReLUFuncOptions = ReLUOptions;
+using ReLU6FuncOptions = ReLU6Options;
+using SELUFuncOptions = SELUOptions;
+using LeakyReLUFuncOptions = LeakyReLUOptions;
+using ELUFuncOptions = ELUOptions;
+using CELUFuncOptions = CELUOptions;
+using GELUFuncOptions = GELUOptions;
+using SoftplusFuncOptions = SoftplusOptions;
+using HardtanhFuncOptions = HardtanhOptions;
+using ThresholdFuncOptions = ThresholdOptions;
+using SoftmaxFuncOptions = SoftmaxOptions;
+using LogSoftmaxFuncOptions = LogSoftmaxOptions;
+using SoftminFuncOptions = SoftminOptions;
+using GLUFuncOptions = GLUOptions;
+using MaxPool2dFuncOptions = MaxPool2dOptions;
+using AvgPool2dFuncOptions = AvgPool2dOptions;
+using MSELossFuncOptions = MSELossOptions;
+using L1LossFuncOptions = L1LossOptions;
+using NLLLossFuncOptions = NLLLossOptions;
+using CrossEntropyFuncOptions = CrossEntropyLossOptions;
+using BinaryCrossEntropyFuncOptions = BCELossOptions;
+using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
+using HuberLossFuncOptions = HuberLossOptions;
+using KLDivFuncOptions = KLDivLossOptions;
+
+// ---- overloads with options (the result written into the input where `inplace` says so)
+namespace detail {
+inline Tensor inplace_result(const Tensor& x, const Tensor& y, bool inplace) {
+  return inplace ? x.copy_(y) : y;
+}
+}  // namespace detail
+
+inline Tensor relu(const Tensor& x, const ReLUFuncOptions& o) {
+  return o.inplace() ? x.relu_() : lt::relu(x);
+}
+inline Tensor relu6(const Tensor& x, const ReLU6FuncOptions& o) {
+  return detail::inplace_result(x, lt::relu6(x), o.inplace());
+}
+inline Tensor selu(const Tensor& x, const SELUFuncOptions& o) {
+  return detail::inplace_result(x, lt::selu(x), o.inplace());
+}
+inline Tensor leaky_relu(const Tensor& x, const LeakyReLUFuncOptions& o) {
+  return detail::inplace_result(x, lt::leaky_relu(x, o.negative_slope()), o.inplace());
+}
+inline Tensor elu(const Tensor& x, const ELUFuncOptions& o) {
+  return detail::inplace_result(x, lt::elu(x, o.alpha()), o.inplace());
+}
+inline Tensor celu(const Tensor& x, const CELUFuncOptions& o) {
+  return detail::inplace_result(x, lt::celu(x, o.alpha()), o.inplace());
+}
+inline Tensor gelu(const Tensor& x, const GELUFuncOptions& o) { return lt::gelu(x, o.approximate()); }
+inline Tensor softplus(const Tensor& x, const SoftplusFuncOptions& o) {
+  return lt::softplus(x, o.beta(), o.threshold());
+}
+inline Tensor hardtanh(const Tensor& x, const HardtanhFuncOptions& o) {
+  return detail::inplace_result(x, lt::hardtanh(x, o.min_val(), o.max_val()), o.inplace());
+}
+inline Tensor threshold(const Tensor& x, const ThresholdFuncOptions& o) {
+  return detail::inplace_result(x, lt::threshold(x, o.threshold(), o.value()), o.inplace());
+}
+inline Tensor softmax(const Tensor& x, const SoftmaxFuncOptions& o) {
+  return lt::softmax(x, o.dim());
+}
+inline Tensor log_softmax(const Tensor& x, const LogSoftmaxFuncOptions& o) {
+  return lt::log_softmax(x, o.dim());
+}
+inline Tensor softmin(const Tensor& x, const SoftminFuncOptions& o) {
+  return lt::softmin(x, o.dim());
+}
+inline Tensor glu(const Tensor& x, const GLUFuncOptions& o) { return lt::glu(x, o.dim()); }
+inline Tensor dropout(const Tensor& x, const DropoutFuncOptions& o = {}) {
+  return detail::inplace_result(x, lt::dropout(x, o.p(), o.training()),
+                                o.inplace() && o.training());
+}
+inline Tensor dropout2d(const Tensor& x, const Dropout2dFuncOptions& o) {
+  return detail::inplace_result(x, lt::dropout2d(x, o.p(), o.training()),
+                                o.inplace() && o.training());
+}
+inline Tensor conv2d(const Tensor& x, const Tensor& w, const Conv2dFuncOptions& o) {
+  return lt::conv2d(x, w, o.bias(), o.stride(), o.padding(), o.dilation(), o.groups());
+}
+inline Tensor max_pool2d(const Tensor& x, const MaxPool2dFuncOptions& o) {
+  return lt::max_pool2d(x, o.kernel_size(), o.stride(), o.padding());
+}
+inline Tensor avg_pool2d(const Tensor& x, const AvgPool2dFuncOptions& o) {
+  return lt::avg_pool2d(x, o.kernel_size(), o.stride(), o.padding());
+}
+inline Tensor layer_norm(const Tensor& x, const LayerNormFuncOptions& o) {
+  return lt::layer_norm(x, o.normalized_shape(), o.weight(), o.bias(), o.eps());
+}
+// x / max(||x||_p over dim, eps).
+inline Tensor normalize(const Tensor& x, const NormalizeFuncOptions& o = {}) {
+  return x / lt::norm(x, o.p(), {o.dim()}, true).clamp_min(o.eps());
+}
+inline Tensor mse_loss(const Tensor& a, const Tensor& b, const MSELossFuncOptions& o) {
+  return lt::mse_loss(a, b, o.reduction());
+}
+inline Tensor l1_loss(const Tensor& a, const Tensor& b, const L1LossFuncOptions& o) {
+  return lt::l1_loss(a, b, o.reduction());
+}
+inline Tensor nll_loss(const Tensor& x, const Tensor& t, const NLLLossFuncOptions& o) {
+  return lt::nll_loss(x, t, o.weight(), o.reduction(), o.ignore_index());
+}
+inline Tensor cross_entropy(const Tensor& x, const Tensor& t, const CrossEntropyFuncOptions& o) {
+  return lt::cross_entropy(x, t, o.weight(), o.reduction(), o.ignore_index(), o.label_smoothing());
+}
+inline Tensor binary_cross_entropy(const Tensor& x, const Tensor& y,
+                                   const BinaryCrossEntropyFuncOptions& o) {
+  return lt::binary_cross_entropy(x, y, o.weight(), o.reduction());
+}
+inline Tensor binary_cross_entropy_with_logits(const Tensor& x, const Tensor& y,
+                                               const BinaryCrossEntropyWithLogitsFuncOptions& o) {
+  return lt::binary_cross_entropy_with_logits(x, y, o.weight(), o.reduction(), o.pos_weight());
+}
+inline Tensor smooth_l1_loss(const Tensor& a, const Tensor& b, const SmoothL1LossFuncOptions& o) {
+  return lt::smooth_l1_loss(a, b, o.reduction(), o.beta());
+}
+inline Tensor huber_loss(const Tensor& a, const Tensor& b, const HuberLossFuncOptions& o) {
+  return lt::huber_loss(a, b, o.reduction(), o.delta());
+}
+inline Tensor kl_div(const Tensor& x, const Tensor& t, const KLDivFuncOptions& o) {
+  return lt::kl_div(x, t, o.reduction(), o.log_target());
+}
+
+}  // namespace lt::nn::functional

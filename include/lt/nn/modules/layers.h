@@ -1,0 +1,172 @@
+// Layers with parameters or state: Linear, Conv2d, LayerNorm, BatchNorm1d/2d, Embedding, the
+// dropouts, Flatten/Unflatten and the 2-d pools. Initialization follows PyTorch's defaults.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "lt/nn/module.h"
+#include "lt/nn/options.h"
+#include "lt/ops.h"
+
+namespace lt::nn {
+
+class LinearImpl : public Module {
+ public:
+  explicit LinearImpl(const LinearOptions& o);
+  LinearImpl(int64_t in_features, int64_t out_features, bool bias = true)
+      : LinearImpl(LinearOptions(in_features, out_features).bias(bias)) {}
+  Tensor forward(const Tensor& x);
+  // Draws new weights (and bias) as the constructor does.
+  void reset_parameters();
+  std::string name() const override { return "Linear"; }
+  void pretty_print(std::ostream& os) const override;
+  LinearOptions options;
+  Tensor weight, bias;
+};
+LT_MODULE(Linear);
+
+class Conv2dImpl : public Module {
+ public:
+  explicit Conv2dImpl(const Conv2dOptions& o);
+  Conv2dImpl(int64_t in, int64_t out, ExpandingArray<2> kernel)
+      : Conv2dImpl(Conv2dOptions(in, out, kernel)) {}
+  Tensor forward(const Tensor& x);
+  void reset_parameters();
+  std::string name() const override { return "Conv2d"; }
+  void pretty_print(std::ostream& os) const override;
+  Conv2dOptions options;
+  Tensor weight, bias;
+};
+LT_MODULE(Conv2d);
+
+class LayerNormImpl : public Module {
+ public:
+  explicit LayerNormImpl(const LayerNormOptions& o);
+  explicit LayerNormImpl(std::vector<int64_t> normalized_shape)
+      : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
+  Tensor forward(const Tensor& x);
+  std::string name() const override { return "LayerNorm"; }
+  LayerNormOptions options;
+  Tensor weight, bias;
+};
+LT_MODULE(LayerNorm);
+
+// Batch normalization over dim 1 of [N, C, ...]: batch statistics in training (and running
+// estimates updated with momentum when track_running_stats), the running estimates in eval.
+class BatchNormImplBase : public Module {
+ public:
+  BatchNormImplBase(const BatchNormOptions& o, int64_t min_dim, int64_t max_dim, const char* kind);
+  Tensor forward(const Tensor& x);
+  void reset_running_stats();
+  std::string name() const override { return kind_; }
+  BatchNormOptions options;
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+
+ private:
+  int64_t min_dim_, max_dim_;
+  const char* kind_;
+};
+
+class BatchNorm1dImpl : public BatchNormImplBase {
+ public:
+  explicit BatchNorm1dImpl(const BatchNormOptions& o) : BatchNormImplBase(o, 2, 3, "BatchNorm1d") {}
+  explicit BatchNorm1dImpl(int64_t num_features) : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
+};
+LT_MODULE(BatchNorm1d);
+
+class BatchNorm2dImpl : public BatchNormImplBase {
+ public:
+  explicit BatchNorm2dImpl(const BatchNormOptions& o) : BatchNormImplBase(o, 4, 4, "BatchNorm2d") {}
+  explicit BatchNorm2dImpl(int64_t num_features) : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
+};
+LT_MODULE(BatchNorm2d);
+
+class EmbeddingImpl : public Module {
+ public:
+  explicit EmbeddingImpl(const EmbeddingOptions& o);
+  EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
+      : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
+  Tensor forward(const Tensor& indices);
+  std::string name() const override { return "Embedding"; }
+  EmbeddingOptions options;
+  Tensor weight;
+};
+
+class Embedding : public ModuleHolder<EmbeddingImpl> {
+ public:
+  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
+  // An Embedding holding a copy of `embeddings` [num, dim]; frozen (no gradient) by default.
+  static Embedding from_pretrained(const Tensor& embeddings,
+                                   const EmbeddingFromPretrainedOptions& options = {});
+};
+
+class DropoutImpl : public Module {
+ public:
+  explicit DropoutImpl(const DropoutOptions& o = {}) : options(o) {}
+  explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
+  Tensor forward(const Tensor& x);
+  std::string name() const override { return "Dropout"; }
+  DropoutOptions options;
+};
+LT_MODULE(Dropout);
+
+// Zeroes whole channels: [N, C, H, W] or [C, H, W].
+class Dropout2dImpl : public Module {
+ public:
+  explicit Dropout2dImpl(const Dropout2dOptions& o = {}) : options(o) {}
+  explicit Dropout2dImpl(double p) : Dropout2dImpl(Dropout2dOptions(p)) {}
+  Tensor forward(const Tensor& x);
+  std::string name() const override { return "Dropout2d"; }
+  Dropout2dOptions options;
+};
+LT_MODULE(Dropout2d);
+// libtorch's older name for Dropout2d.
+using FeatureDropoutImpl = Dropout2dImpl;
+using FeatureDropout = Dropout2d;
+
+class FlattenImpl : public Module {
+ public:
+  explicit FlattenImpl(const FlattenOptions& o = {}) : options(o) {}
+  Tensor forward(const Tensor& x) { return x.flatten(options.start_dim(), options.end_dim()); }
+  std::string name() const override { return "Flatten"; }
+  FlattenOptions options;
+};
+LT_MODULE(Flatten);
+
+class UnflattenImpl : public Module {
+ public:
+  explicit UnflattenImpl(const UnflattenOptions& o) : options(o) {}
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes)
+      : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
+  Tensor forward(const Tensor& x);
+  std::string name() const override { return "Unflatten"; }
+  UnflattenOptions options;
+};
+LT_MODULE(Unflatten);
+
+class MaxPool2dImpl : public Module {
+ public:
+  explicit MaxPool2dImpl(const MaxPool2dOptions& o) : options(o) {}
+  explicit MaxPool2dImpl(ExpandingArray<2> kernel) : MaxPool2dImpl(MaxPool2dOptions(kernel)) {}
+  Tensor forward(const Tensor& x) {
+    return max_pool2d(x, options.kernel_size(), options.stride(), options.padding());
+  }
+  std::string name() const override { return "MaxPool2d"; }
+  MaxPool2dOptions options;
+};
+LT_MODULE(MaxPool2d);
+
+class AvgPool2dImpl : public Module {
+ public:
+  explicit AvgPool2dImpl(const AvgPool2dOptions& o) : options(o) {}
+  explicit AvgPool2dImpl(ExpandingArray<2> kernel) : AvgPool2dImpl(AvgPool2dOptions(kernel)) {}
+  Tensor forward(const Tensor& x) {
+    return avg_pool2d(x, options.kernel_size(), options.stride(), options.padding());
+  }
+  std::string name() const override { return "AvgPool2d"; }
+  AvgPool2dOptions options;
+};
+LT_MODULE(AvgPool2d);
+
+}  // namespace lt::nn

@@ -1,0 +1,255 @@
+// Options of the nn modules and functionals, spelled as libtorch's: `Conv2dOptions(3, 8, {3, 3})
+// .stride(2).padding({1, 0})`, `CrossEntropyLossOptions().ignore_index(0).reduction(torch::kSum)`.
+// Every argument is a setter that returns the options and a getter of the same name. The
+// functional spellings (F::Conv2dFuncOptions, ...) are in lt/nn/functional.h.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "lt/arg.h"
+#include "lt/error.h"
+#include "lt/reduction.h"
+#include "lt/tensor.h"
+
+namespace lt::nn {
+
+// D values of T given as D values or as one value repeated: ExpandingArray<2>(3) is {3, 3}.
+template <size_t D, typename T = int64_t>
+class ExpandingArray {
+ public:
+  ExpandingArray(T single) { values_.fill(single); }
+  ExpandingArray(std::initializer_list<T> list) : ExpandingArray(std::vector<T>(list)) {}
+  ExpandingArray(const std::vector<T>& v) {
+    if (v.size() == 1) {
+      values_.fill(v[0]);
+      return;
+    }
+    if (v.size() != D)
+      throw Error("ExpandingArray: expected " + std::to_string(D) + " values (or one), got " +
+                  std::to_string(v.size()));
+    for (size_t i = 0; i < D; ++i) values_[i] = v[i];
+  }
+  ExpandingArray(const std::array<T, D>& a) : values_(a) {}
+
+  std::array<T, D>& operator*() { return values_; }
+  const std::array<T, D>& operator*() const { return values_; }
+  std::array<T, D>* operator->() { return &values_; }
+  const std::array<T, D>* operator->() const { return &values_; }
+  T& operator[](size_t i) { return values_[i]; }
+  const T& operator[](size_t i) const { return values_[i]; }
+  static constexpr size_t size() { return D; }
+  operator ArrayRef<T>() const { return ArrayRef<T>(values_.data(), D); }
+  std::vector<T> vec() const { return std::vector<T>(values_.begin(), values_.end()); }
+  bool operator==(const ExpandingArray& o) const { return values_ == o.values_; }
+
+ private:
+  std::array<T, D> values_{};
+};
+
+// ---- layers
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features)
+      : in_features_(in_features), out_features_(out_features) {}
+  LT_ARG(int64_t, in_features);
+  LT_ARG(int64_t, out_features);
+  LT_ARG(bool, bias) = true;
+};
+
+struct Conv2dOptions {
+  Conv2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  LT_ARG(int64_t, in_channels);
+  LT_ARG(int64_t, out_channels);
+  LT_ARG(ExpandingArray<2>, kernel_size);
+  LT_ARG(ExpandingArray<2>, stride) = 1;
+  LT_ARG(ExpandingArray<2>, padding) = 0;
+  LT_ARG(ExpandingArray<2>, dilation) = 1;
+  LT_ARG(int64_t, groups) = 1;
+  LT_ARG(bool, bias) = true;
+};
+
+struct LayerNormOptions {
+  LayerNormOptions(std::vector<int64_t> normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}
+  LT_ARG(std::vector<int64_t>, normalized_shape);
+  LT_ARG(double, eps) = 1e-5;
+  LT_ARG(bool, elementwise_affine) = true;
+};
+
+struct BatchNormOptions {
+  BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
+  LT_ARG(int64_t, num_features);
+  LT_ARG(double, eps) = 1e-5;
+  LT_ARG(double, momentum) = 0.1;
+  LT_ARG(bool, affine) = true;
+  LT_ARG(bool, track_running_stats) = true;
+};
+using BatchNorm1dOptions = BatchNormOptions;
+using BatchNorm2dOptions = BatchNormOptions;
+
+struct EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  LT_ARG(int64_t, num_embeddings);
+  LT_ARG(int64_t, embedding_dim);
+};
+
+struct EmbeddingFromPretrainedOptions {
+  LT_ARG(bool, freeze) = true;
+};
+
+struct DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}
+  LT_ARG(double, p);
+  LT_ARG(bool, inplace) = false;
+};
+using Dropout2dOptions = DropoutOptions;
+using FeatureDropoutOptions = DropoutOptions;
+
+struct FlattenOptions {
+  LT_ARG(int64_t, start_dim) = 1;
+  LT_ARG(int64_t, end_dim) = -1;
+};
+
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  LT_ARG(int64_t, dim);
+  LT_ARG(std::vector<int64_t>, sizes);
+};
+
+// Pooling windows. (Dilation and ceil_mode are not supported yet.)
+struct MaxPool2dOptions {
+  MaxPool2dOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  LT_ARG(ExpandingArray<2>, kernel_size);
+  LT_ARG(ExpandingArray<2>, stride);  // defaults to the kernel size
+  LT_ARG(ExpandingArray<2>, padding) = 0;
+};
+using AvgPool2dOptions = MaxPool2dOptions;
+
+// ---- activations
+struct ReLUOptions {
+  ReLUOptions(bool inplace = false) : inplace_(inplace) {}
+  LT_ARG(bool, inplace);
+};
+using ReLU6Options = ReLUOptions;
+using SELUOptions = ReLUOptions;
+
+struct LeakyReLUOptions {
+  LT_ARG(double, negative_slope) = 1e-2;
+  LT_ARG(bool, inplace) = false;
+};
+
+struct ELUOptions {
+  LT_ARG(double, alpha) = 1.0;
+  LT_ARG(bool, inplace) = false;
+};
+using CELUOptions = ELUOptions;
+
+struct GELUOptions {
+  LT_ARG(std::string, approximate) = "none";
+};
+
+struct SoftplusOptions {
+  LT_ARG(double, beta) = 1.0;
+  LT_ARG(double, threshold) = 20.0;
+};
+
+struct HardtanhOptions {
+  LT_ARG(double, min_val) = -1.0;
+  LT_ARG(double, max_val) = 1.0;
+  LT_ARG(bool, inplace) = false;
+};
+
+struct ThresholdOptions {
+  ThresholdOptions(double threshold, double value) : threshold_(threshold), value_(value) {}
+  LT_ARG(double, threshold);
+  LT_ARG(double, value);
+  LT_ARG(bool, inplace) = false;
+};
+
+struct SoftmaxOptions {
+  SoftmaxOptions(int64_t dim) : dim_(dim) {}
+  LT_ARG(int64_t, dim);
+};
+using LogSoftmaxOptions = SoftmaxOptions;
+using SoftminOptions = SoftmaxOptions;
+
+struct GLUOptions {
+  GLUOptions(int64_t dim = -1) : dim_(dim) {}
+  LT_ARG(int64_t, dim);
+};
+
+// ---- losses
+struct LossReductionOptions {
+  LossReductionOptions(Reduction::Reduction reduction = Reduction::Mean) : reduction_(reduction) {}
+  LT_ARG(Reduction::Reduction, reduction);
+};
+using MSELossOptions = LossReductionOptions;
+using L1LossOptions = LossReductionOptions;
+
+struct NLLLossOptions {
+  LT_ARG(Tensor, weight);
+  LT_ARG(int64_t, ignore_index) = -100;
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+};
+
+struct CrossEntropyLossOptions {
+  LT_ARG(Tensor, weight);
+  LT_ARG(int64_t, ignore_index) = -100;
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+  LT_ARG(double, label_smoothing) = 0.0;
+};
+
+struct BCELossOptions {
+  LT_ARG(Tensor, weight);
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+};
+
+struct BCEWithLogitsLossOptions {
+  LT_ARG(Tensor, weight);
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+  LT_ARG(Tensor, pos_weight);
+};
+
+struct SmoothL1LossOptions {
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+  LT_ARG(double, beta) = 1.0;
+};
+
+struct HuberLossOptions {
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+  LT_ARG(double, delta) = 1.0;
+};
+
+struct KLDivLossOptions {
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+  LT_ARG(bool, log_target) = false;
+};
+
+// ---- attention
+struct MultiheadAttentionOptions {
+  MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads)
+      : embed_dim_(embed_dim), num_heads_(num_heads) {}
+  LT_ARG(int64_t, embed_dim);
+  LT_ARG(int64_t, num_heads);
+  LT_ARG(double, dropout) = 0.0;
+  LT_ARG(bool, bias) = true;
+  LT_ARG(bool, batch_first) = false;  // PyTorch's default: inputs are [L, N, E]
+};
+
+struct TransformerEncoderLayerOptions {
+  TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
+  LT_ARG(int64_t, d_model);
+  LT_ARG(int64_t, nhead);
+  LT_ARG(int64_t, dim_feedforward) = 2048;
+  LT_ARG(double, dropout) = 0.1;
+  LT_ARG(std::string, activation) = "relu";  // "relu" or "gelu"
+  LT_ARG(bool, norm_first) = false;
+  LT_ARG(bool, batch_first) = false;
+};
+
+}  // namespace lt::nn

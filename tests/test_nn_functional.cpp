@@ -1,0 +1,364 @@
+// The losses and activations of lt/ops.h and their libtorch spellings (F::XxxFuncOptions, the
+// loss and activation modules): each against a reference written out in double, on cpu and on
+// lazy, with gradients checked by finite differences in float64, and the errors they raise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gradcheck.h"
+#include "lt/lt.h"
+
+namespace {
+
+using lt::Tensor;
+namespace F = lt::nn::functional;
+
+std::vector<double> dv(const Tensor& t) { return t.cpu().to(lt::kFloat64).to_vector<double>(); }
+
+class NnFunctional : public ::testing::TestWithParam<std::string> {
+ protected:
+  lt::Device dev() const { return lt::Device(GetParam()); }
+  Tensor on(const Tensor& t) const { return t.to(dev()); }
+};
+
+void expect_near_all(const Tensor& got, const std::vector<double>& want, double tol,
+                     const std::string& what) {
+  std::vector<double> g = dv(got);
+  ASSERT_EQ(g.size(), want.size()) << what;
+  for (size_t i = 0; i < g.size(); ++i)
+    EXPECT_NEAR(g[i], want[i], tol * (1 + std::fabs(want[i]))) << what << " [" << i << "]";
+}
+
+// ---- class-index losses
+
+struct ClassCase {
+  std::vector<double> logits;  // [N, C]
+  std::vector<int64_t> target;
+  std::vector<double> weight;  // empty: none
+  int64_t n, c;
+};
+
+ClassCase class_case() {
+  lt::manual_seed(7);
+  ClassCase k;
+  k.n = 6;
+  k.c = 4;
+  k.logits = dv(lt::randn({6, 4}) * 2.0);
+  k.target = {0, 3, -100, 2, 1, 3};
+  k.weight = {0.5, 2.0, 1.0, 1.5};
+  return k;
+}
+
+// PyTorch's definition: per-sample -w[t] * logp[t] (0 where ignored); the mean divides by the
+// summed weights of the samples kept.
+std::vector<double> ref_cross_entropy(const ClassCase& k, bool weighted, double smoothing,
+                                      int reduction, bool log_softmax_first) {
+  std::vector<double> per(static_cast<size_t>(k.n));
+  double wsum = 0;
+  for (int64_t i = 0; i < k.n; ++i) {
+    std::vector<double> lp(static_cast<size_t>(k.c));
+    double mx = -1e300, s = 0;
+    for (int64_t j = 0; j < k.c; ++j) mx = std::max(mx, k.logits[size_t(i * k.c + j)]);
+    for (int64_t j = 0; j < k.c; ++j) s += std::exp(k.logits[size_t(i * k.c + j)] - mx);
+    for (int64_t j = 0; j < k.c; ++j)
+      lp[size_t(j)] = log_softmax_first ? k.logits[size_t(i * k.c + j)] - mx - std::log(s)
+                                        : k.logits[size_t(i * k.c + j)];
+    const int64_t t = k.target[size_t(i)];
+    if (t == -100) {
+      per[size_t(i)] = 0;
+      continue;
+    }
+    auto w = [&](int64_t j) { return weighted ? k.weight[size_t(j)] : 1.0; };
+    double smooth = 0;
+    for (int64_t j = 0; j < k.c; ++j) smooth -= w(j) * lp[size_t(j)];
+    per[size_t(i)] = -(1 - smoothing) * w(t) * lp[size_t(t)] + smoothing / double(k.c) * smooth;
+    wsum += w(t);
+  }
+  double total = 0;
+  for (double v : per) total += v;
+  if (reduction == lt::Reduction::None) return per;
+  if (reduction == lt::Reduction::Sum) return {total};
+  return {total / wsum};
+}
+
+TEST_P(NnFunctional, CrossEntropyWeightsIgnoreIndexSmoothingAndReductions) {
+  const ClassCase k = class_case();
+  Tensor x = on(lt::tensor(k.logits, {k.n, k.c}));
+  Tensor t = on(lt::tensor(k.target, {k.n}));
+  Tensor w = on(lt::tensor(k.weight, {k.c}));
+  for (int red : {lt::Reduction::None, lt::Reduction::Mean, lt::Reduction::Sum})
+    for (bool weighted : {false, true})
+      for (double smoothing : {0.0, 0.2}) {
+        const std::string what = "reduction " + std::to_string(red) + " weighted " +
+                                 std::to_string(weighted) + " smoothing " + std::to_string(smoothing);
+        Tensor got = lt::cross_entropy(x, t, weighted ? w : Tensor(), red, -100, smoothing);
+        expect_near_all(got, ref_cross_entropy(k, weighted, smoothing, red, true), 1e-5, what);
+        // The same through the options and the module.
+        auto o = F::CrossEntropyFuncOptions().reduction(static_cast<lt::Reduction::Reduction>(red))
+                     .label_smoothing(smoothing);
+        if (weighted) o.weight(w);
+        expect_near_all(F::cross_entropy(x, t, o), dv(got), 1e-6, what + " (F)");
+        lt::nn::CrossEntropyLoss m(o);
+        expect_near_all(m(x, t), dv(got), 1e-6, what + " (module)");
+      }
+}
+
+TEST_P(NnFunctional, NllLossMatchesReferenceAndLibtorchSpellings) {
+  const ClassCase k = class_case();
+  Tensor lp = on(lt::log_softmax(lt::tensor(k.logits, {k.n, k.c}), 1));
+  ClassCase kl = k;
+  kl.logits = dv(lp);
+  Tensor t = on(lt::tensor(k.target, {k.n}));
+  Tensor w = on(lt::tensor(k.weight, {k.c}));
+  for (int red : {lt::Reduction::None, lt::Reduction::Mean, lt::Reduction::Sum})
+    expect_near_all(lt::nll_loss(lp, t, w, red), ref_cross_entropy(kl, true, 0, red, false), 1e-5,
+                    "nll_loss reduction " + std::to_string(red));
+  // libtorch's positional spelling, as its MNIST example writes it, and the tag spelling.
+  Tensor sum = lt::nll_loss(lp, t, {}, lt::Reduction::Sum);
+  expect_near_all(sum, ref_cross_entropy(kl, false, 0, lt::Reduction::Sum, false), 1e-5, "sum");
+  expect_near_all(F::nll_loss(lp, t, F::NLLLossFuncOptions().reduction(lt::kSum)), dv(sum), 1e-6,
+                  "F::nll_loss");
+  Tensor t3 = on(lt::tensor(std::vector<int64_t>{0, 3, 1, 2, 1, 3}));
+  Tensor by_module = lt::nn::NLLLoss(lt::nn::NLLLossOptions().ignore_index(3))(lp, t3);
+  const std::vector<double> lpv = dv(lp);
+  expect_near_all(by_module, {-(lpv[0] + lpv[9] + lpv[14] + lpv[17]) / 4}, 1e-5,
+                  "NLLLoss module, ignore_index 3");
+}
+
+TEST_P(NnFunctional, CrossEntropyOverSpatialDimsAndProbabilityTargets) {
+  lt::manual_seed(3);
+  Tensor x = lt::randn({2, 3, 4});                     // [N, C, L]
+  Tensor t = lt::randint(0, 3, {2, 4});
+  // [N, C, L] is the same as moving C last and flattening.
+  Tensor flat = x.permute({0, 2, 1}).reshape({8, 3});
+  expect_near_all(lt::cross_entropy(on(x), on(t)), dv(lt::cross_entropy(flat, t.reshape({8}))),
+                  1e-5, "spatial");
+  Tensor p = lt::softmax(lt::randn({5, 3}), 1);
+  Tensor logits = lt::randn({5, 3});
+  double want = 0;
+  std::vector<double> pv = dv(p), lv = dv(lt::log_softmax(logits, 1));
+  for (size_t i = 0; i < pv.size(); ++i) want -= pv[i] * lv[i];
+  expect_near_all(lt::cross_entropy(on(logits), on(p)), {want / 5}, 1e-5, "probabilities");
+}
+
+// ---- elementwise losses
+
+TEST_P(NnFunctional, ElementwiseLossesMatchReference) {
+  lt::manual_seed(11);
+  Tensor a = lt::randn({3, 5}) * 2.0, b = lt::randn({3, 5}) * 2.0;
+  Tensor prob = lt::rand({3, 5}) * 0.98 + 0.01, y = (lt::rand({3, 5}) > 0.5).to(lt::kFloat32);
+  Tensor pw = lt::rand({5}) + 0.5;
+  const std::vector<double> av = dv(a), bv = dv(b), pv = dv(prob), yv = dv(y), pwv = dv(pw);
+  using Ref = std::function<double(size_t)>;
+  auto mean_of = [&](const Ref& f) {
+    double s = 0;
+    for (size_t i = 0; i < av.size(); ++i) s += f(i);
+    return s / double(av.size());
+  };
+  const Ref l1 = [&](size_t i) { return std::fabs(av[i] - bv[i]); };
+  const Ref mse = [&](size_t i) { return (av[i] - bv[i]) * (av[i] - bv[i]); };
+  const Ref smooth = [&](size_t i) {
+    double d = std::fabs(av[i] - bv[i]);
+    return d < 0.5 ? 0.5 * d * d / 0.5 : d - 0.25;  // beta 0.5
+  };
+  const Ref huber = [&](size_t i) {
+    double d = std::fabs(av[i] - bv[i]);
+    return d < 1.5 ? 0.5 * d * d : 1.5 * (d - 0.75);  // delta 1.5
+  };
+  const Ref bce = [&](size_t i) {
+    return -(yv[i] * std::log(pv[i]) + (1 - yv[i]) * std::log(1 - pv[i]));
+  };
+  const Ref bcel = [&](size_t i) {
+    double s = 1 / (1 + std::exp(-av[i])), p = pwv[i % 5];
+    return -(p * yv[i] * std::log(s) + (1 - yv[i]) * std::log(1 - s));
+  };
+  Tensor A = on(a), B = on(b);
+  expect_near_all(lt::l1_loss(A, B), {mean_of(l1)}, 1e-5, "l1");
+  expect_near_all(lt::mse_loss(A, B), {mean_of(mse)}, 1e-5, "mse");
+  expect_near_all(lt::mse_loss(A, B, lt::Reduction::Sum), {mean_of(mse) * 15}, 1e-5, "mse sum");
+  expect_near_all(lt::smooth_l1_loss(A, B, lt::Reduction::Mean, 0.5), {mean_of(smooth)}, 1e-5,
+                  "smooth_l1");
+  expect_near_all(F::huber_loss(A, B, F::HuberLossFuncOptions().delta(1.5)), {mean_of(huber)}, 1e-5,
+                  "huber");
+  expect_near_all(lt::nn::BCELoss()(on(prob), on(y)), {mean_of(bce)}, 1e-5, "bce");
+  expect_near_all(lt::nn::BCEWithLogitsLoss(lt::nn::BCEWithLogitsLossOptions().pos_weight(on(pw)))(
+                      A, on(y)),
+                  {mean_of(bcel)}, 1e-5, "bce_with_logits");
+  Tensor none = lt::l1_loss(A, B, lt::kNone);
+  EXPECT_EQ(none.sizes().vec(), (std::vector<int64_t>{3, 5}));
+  // Saturated inputs stay finite: log(0) is clamped at -100, logits of +-100 use log1p.
+  Tensor edge = lt::binary_cross_entropy(on(lt::tensor({0.0f, 1.0f})), on(lt::tensor({1.0f, 1.0f})));
+  expect_near_all(edge, {50.0}, 1e-6, "bce at 0 and 1");
+  Tensor big = lt::binary_cross_entropy_with_logits(on(lt::tensor({100.0f, -100.0f})),
+                                                    on(lt::tensor({0.0f, 1.0f})));
+  expect_near_all(big, {100.0}, 1e-6, "bce_with_logits at +-100");
+}
+
+TEST_P(NnFunctional, KlDivReductionsAndLogTarget) {
+  lt::manual_seed(5);
+  Tensor input = lt::log_softmax(lt::randn({4, 3}), 1);
+  Tensor target = lt::softmax(lt::randn({4, 3}), 1);
+  std::vector<double> iv = dv(input), tv = dv(target);
+  double s = 0;
+  for (size_t i = 0; i < iv.size(); ++i) s += tv[i] * (std::log(tv[i]) - iv[i]);
+  Tensor I = on(input), T = on(target);
+  expect_near_all(lt::kl_div(I, T, lt::kSum), {s}, 1e-5, "sum");
+  expect_near_all(lt::kl_div(I, T, lt::kBatchMean), {s / 4}, 1e-5, "batchmean");
+  expect_near_all(lt::kl_div(I, T), {s / 12}, 1e-5, "mean");
+  expect_near_all(lt::nn::KLDivLoss(lt::nn::KLDivLossOptions().log_target(true).reduction(lt::kSum))(
+                      I, lt::log(T)),
+                  {s}, 1e-5, "log_target");
+  // A zero target contributes 0, not 0 * log 0.
+  expect_near_all(lt::kl_div(on(lt::tensor({-1.0f})), on(lt::tensor({0.0f})), lt::kSum), {0.0}, 0,
+                  "zero target");
+}
+
+// ---- activations
+
+TEST_P(NnFunctional, ActivationsMatchReference) {
+  const std::vector<double> xs = {-30, -5, -1.5, -0.25, 0, 0.25, 1.5, 5, 30};
+  Tensor x = on(lt::tensor(xs, {static_cast<int64_t>(xs.size())}).to(lt::kFloat32));
+  struct Row {
+    const char* name;
+    std::function<Tensor(const Tensor&)> f;
+    std::function<double(double)> ref;
+  };
+  auto sp = [](double v) { return v > 20 ? v : std::log1p(std::exp(v)); };
+  const double sa = 1.6732632423543772848170429916717, ss = 1.0507009873554804934193349852946;
+  const std::vector<Row> rows = {
+      {"leaky_relu", [](const Tensor& t) { return lt::leaky_relu(t, 0.2); },
+       [](double v) { return v > 0 ? v : 0.2 * v; }},
+      {"elu", [](const Tensor& t) { return lt::elu(t, 0.7); },
+       [](double v) { return v > 0 ? v : 0.7 * std::expm1(v); }},
+      {"selu", [](const Tensor& t) { return lt::selu(t); },
+       [&](double v) { return ss * (v > 0 ? v : sa * std::expm1(v)); }},
+      {"celu", [](const Tensor& t) { return lt::celu(t, 2.0); },
+       [](double v) { return v > 0 ? v : 2.0 * std::expm1(v / 2.0); }},
+      {"softplus", [](const Tensor& t) { return lt::softplus(t); }, sp},
+      {"softplus beta 2", [](const Tensor& t) { return lt::softplus(t, 2.0, 10.0); },
+       [](double v) { return 2 * v > 10 ? v : std::log1p(std::exp(2 * v)) / 2; }},
+      {"log_sigmoid", [](const Tensor& t) { return lt::log_sigmoid(t); },
+       [](double v) { return -(v < 0 ? -v + std::log1p(std::exp(v)) : std::log1p(std::exp(-v))); }},
+      {"mish", [](const Tensor& t) { return lt::mish(t); },
+       [&](double v) { return v * std::tanh(sp(v)); }},
+      {"hardtanh", [](const Tensor& t) { return lt::hardtanh(t, -2, 1); },
+       [](double v) { return std::min(1.0, std::max(-2.0, v)); }},
+      {"relu6", [](const Tensor& t) { return lt::relu6(t); },
+       [](double v) { return std::min(6.0, std::max(0.0, v)); }},
+      {"hardsigmoid", [](const Tensor& t) { return lt::hardsigmoid(t); },
+       [](double v) { return std::min(1.0, std::max(0.0, v / 6 + 0.5)); }},
+      {"hardswish", [](const Tensor& t) { return lt::hardswish(t); },
+       [](double v) { return v * std::min(6.0, std::max(0.0, v + 3)) / 6; }},
+      {"softsign", [](const Tensor& t) { return lt::softsign(t); },
+       [](double v) { return v / (1 + std::fabs(v)); }},
+      {"threshold", [](const Tensor& t) { return lt::threshold(t, 0.5, -3); },
+       [](double v) { return v > 0.5 ? v : -3; }},
+  };
+  for (const Row& r : rows) {
+    std::vector<double> want;
+    for (double v : xs) want.push_back(r.ref(v));
+    expect_near_all(r.f(x), want, 2e-6, r.name);
+    // No NaN reaches the gradient from the branch not taken (exp overflow at +-30).
+    Tensor xg = x.detach().requires_grad_();
+    r.f(xg).sum().backward();
+    for (double g : dv(xg.grad())) EXPECT_TRUE(std::isfinite(g)) << r.name << " gradient";
+  }
+}
+
+TEST_P(NnFunctional, GluSoftminNormalizeAndDropout2d) {
+  lt::manual_seed(2);
+  Tensor a = lt::randn({3, 4});
+  std::vector<double> av = dv(a), want;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 2; ++j)
+      want.push_back(av[size_t(i * 4 + j)] / (1 + std::exp(-av[size_t(i * 4 + j + 2)])));
+  expect_near_all(lt::glu(on(a)), want, 1e-6, "glu");
+  expect_near_all(F::softmin(on(a), F::SoftminFuncOptions(1)), dv(lt::softmax(-a, 1)), 1e-6,
+                  "softmin");
+  Tensor n = F::normalize(on(a), F::NormalizeFuncOptions().dim(1));
+  for (double r : dv(n.pow(2).sum(1))) EXPECT_NEAR(r, 1.0, 1e-5);
+  // Dropout2d zeroes whole channels and scales the rest by 1 / (1 - p).
+  Tensor x = on(lt::ones({4, 6, 3, 3}));
+  Tensor y = lt::nn::Dropout2d(lt::nn::Dropout2dOptions(0.5))(x);
+  std::vector<double> yv = dv(y);
+  int zero_channels = 0;
+  for (size_t c = 0; c < 24; ++c) {
+    const double first = yv[c * 9];
+    EXPECT_TRUE(first == 0 || first == 2) << first;
+    for (size_t k = 0; k < 9; ++k) EXPECT_EQ(yv[c * 9 + k], first) << "channel " << c;
+    zero_channels += first == 0;
+  }
+  EXPECT_GT(zero_channels, 0);
+  EXPECT_LT(zero_channels, 24);
+  lt::nn::Dropout2d eval_drop(0.5);
+  eval_drop->eval();
+  expect_near_all(eval_drop(x), dv(x), 0, "eval");
+}
+
+TEST_P(NnFunctional, GradientsMatchFiniteDifferences) {
+  using lt_test::In;
+  const In x{{-1.2, -0.3, 0.4, 2.1, 0.9, -2.5}, {2, 3}};
+  const In y{{0.3, -0.2, 1.4, 0.8, -1.9, 0.1}, {2, 3}};
+  const In p{{0.2, 0.7, 0.45, 0.9, 0.35, 0.6}, {2, 3}};
+  using V = std::vector<Tensor>;
+  lt_test::gradcheck("smooth_l1", [](const V& v) { return lt::smooth_l1_loss(v[0], v[1], 0, 0.5); },
+                   {x, y}, dev());
+  lt_test::gradcheck("huber", [](const V& v) { return lt::huber_loss(v[0], v[1], 2, 0.7); }, {x, y},
+                   dev());
+  lt_test::gradcheck("bce", [](const V& v) { return lt::binary_cross_entropy(v[0], v[1]); }, {p, p},
+                   dev());
+  lt_test::gradcheck(
+      "bce_with_logits",
+      [](const V& v) { return lt::binary_cross_entropy_with_logits(v[0], v[1], {}, 0); }, {x, p},
+      dev());
+  lt_test::gradcheck("kl_div", [](const V& v) { return lt::kl_div(v[0], v[1], 0); }, {x, p}, dev());
+  for (auto [name, f] : std::vector<std::pair<const char*, std::function<Tensor(const Tensor&)>>>{
+           {"elu", [](const Tensor& t) { return lt::elu(t, 0.7); }},
+           {"selu", [](const Tensor& t) { return lt::selu(t); }},
+           {"softplus", [](const Tensor& t) { return lt::softplus(t, 1.5, 20); }},
+           {"log_sigmoid", [](const Tensor& t) { return lt::log_sigmoid(t); }},
+           {"mish", [](const Tensor& t) { return lt::mish(t); }},
+           {"hardswish", [](const Tensor& t) { return lt::hardswish(t); }},
+           {"glu", [](const Tensor& t) { return lt::glu(t, 0); }}})
+    lt_test::gradcheck(name, [f = f](const V& v) { return f(v[0]); }, {x}, dev());
+  const In logits{{0.5, -1.0, 2.0, 0.1, 0.3, -0.7}, {2, 3}};
+  lt_test::gradcheck(
+      "cross_entropy weighted smoothed",
+      [&](const V& v) {
+        Tensor t = lt::tensor(std::vector<int64_t>{2, 0}).to(dev());
+        Tensor w = lt::tensor(std::vector<double>{0.5, 1.0, 2.0}).to(dev());
+        return lt::cross_entropy(v[0], t, w, lt::Reduction::Mean, -100, 0.1);
+      },
+      {logits}, dev());
+}
+
+TEST_P(NnFunctional, BadArgumentsThrowNamingTheOp) {
+  Tensor x = on(lt::randn({4, 3})), t = on(lt::tensor(std::vector<int64_t>{0, 1, 2, 1}));
+  auto throws_with = [](const std::function<void()>& f, const std::string& part) {
+    try {
+      f();
+    } catch (const lt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << "no error; expected one naming " << part;
+  };
+  throws_with([&] { lt::nll_loss(x, t, {}, 7); }, "nll_loss: reduction");
+  throws_with([&] { lt::cross_entropy(x, t.narrow(0, 0, 3)); }, "cross_entropy");
+  throws_with([&] { lt::cross_entropy(x, t, on(lt::ones({4}))); }, "weight must be [3]");
+  throws_with([&] { lt::nll_loss(x, on(lt::tensor(std::vector<int64_t>{0, 5, 1, 1}))); },
+              "target index 5");
+  throws_with([&] { lt::mse_loss(x, x, lt::Reduction::BatchMean); }, "mse_loss");
+  throws_with([&] { lt::binary_cross_entropy(x, x.narrow(0, 0, 2)); }, "same shape");
+  throws_with([&] { lt::glu(on(lt::ones({3}))); }, "even size");
+  // The pending graph stays usable after the failures.
+  EXPECT_TRUE(std::isfinite(lt::cross_entropy(x, t).item<float>()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, NnFunctional, ::testing::Values("cpu", "lazy"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace

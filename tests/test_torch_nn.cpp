@@ -1,0 +1,215 @@
+// torch::nn as libtorch programs spell it, through the drop-in <torch/torch.h>: modules built
+// from Options, holders registered with register_module (and empty holders assigned later),
+// named_parameters()/named_children() as OrderedDicts, the containers (Sequential, ModuleList,
+// ModuleDict, Functional, AnyModule) and the loss and activation modules, on cpu and on lazy.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace F = torch::nn::functional;
+
+std::vector<double> dv(const torch::Tensor& t) {
+  return t.to(torch::kCPU).to(torch::kFloat64).to_vector<double>();
+}
+
+void expect_same(const torch::Tensor& a, const torch::Tensor& b, double tol = 1e-5) {
+  ASSERT_EQ(a.sizes(), b.sizes());
+  std::vector<double> x = dv(a), y = dv(b);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], tol) << "[" << i << "]";
+}
+
+// A user module written as libtorch's examples write theirs.
+struct Net : torch::nn::Module {
+  Net() {
+    conv = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 4, {3, 3})
+                                                         .stride(1)
+                                                         .padding({1, 1})
+                                                         .bias(false)));
+    drop = register_module("drop", torch::nn::Dropout2d(0.25));
+    fc = register_module("fc", torch::nn::Linear(torch::nn::LinearOptions(4 * 4 * 4, 3)));
+    scale = register_parameter("scale", torch::ones({1}));
+    register_buffer("steps", torch::zeros({}, torch::kInt64));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(torch::max_pool2d(conv->forward(x), {2, 2}));
+    x = drop->forward(x);
+    x = x.view({x.size(0), -1});
+    return torch::log_softmax(fc->forward(x) * scale, 1);
+  }
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::Dropout2d drop{nullptr};
+  torch::nn::Linear fc{nullptr};
+  torch::Tensor scale;
+};
+
+class TorchNn : public ::testing::TestWithParam<std::string> {
+ protected:
+  torch::Device dev() const { return torch::Device(GetParam()); }
+};
+
+TEST_P(TorchNn, UserModuleWithHoldersRegistersAndTrains) {
+  torch::manual_seed(0);
+  Net net;
+  net.to(dev());
+  auto params = net.named_parameters();
+  EXPECT_EQ(params.keys(), (std::vector<std::string>{"scale", "conv.weight", "fc.weight", "fc.bias"}));
+  EXPECT_TRUE(params.contains("fc.bias"));
+  EXPECT_FALSE(params.contains("conv.bias"));  // bias(false)
+  EXPECT_EQ(params["conv.weight"].sizes(), std::vector<int64_t>({4, 1, 3, 3}));
+  EXPECT_EQ(params["fc.weight"].device(), dev());
+  for (const auto& item : params) EXPECT_TRUE(item->requires_grad()) << item.key();
+  for (const auto& [name, p] : net.named_parameters()) EXPECT_TRUE(p.defined()) << name;
+  EXPECT_EQ(net.named_buffers().keys(), std::vector<std::string>{"steps"});
+  EXPECT_EQ(net.named_children().keys(), (std::vector<std::string>{"conv", "drop", "fc"}));
+  EXPECT_EQ(net.conv->options.kernel_size()[1], 3);
+  EXPECT_EQ(net.conv->options.padding()[0], 1);
+
+  torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(0.1).momentum(0.5));
+  torch::Tensor x = torch::randn({8, 1, 8, 8}).to(dev());
+  torch::Tensor y = torch::randint(0, 3, {8}).to(dev());
+  net.eval();  // no dropout: the loss must fall
+  float first = 0, last = 0;
+  for (int step = 0; step < 30; ++step) {
+    opt.zero_grad();
+    torch::Tensor loss = torch::nll_loss(net.forward(x), y);
+    loss.backward();
+    opt.step();
+    if (step == 0) first = loss.item<float>();
+    last = loss.item<float>();
+  }
+  EXPECT_LT(last, first * 0.8f);
+}
+
+TEST_P(TorchNn, EmptyHoldersAndRegistrationErrors) {
+  torch::nn::Linear empty{nullptr};
+  EXPECT_TRUE(empty.is_empty());
+  EXPECT_THROW(empty->forward(torch::ones({1, 1})), c10::Error);
+  empty = torch::nn::Linear(2, 3);
+  EXPECT_FALSE(empty.is_empty());
+  torch::nn::Module m;
+  m.register_module("a", torch::nn::ReLU());
+  EXPECT_THROW(m.register_module("a", torch::nn::ReLU()), c10::Error);      // duplicate
+  EXPECT_THROW(m.register_module("b.c", torch::nn::ReLU()), c10::Error);    // dotted
+  EXPECT_THROW(m.register_parameter("", torch::ones({1})), c10::Error);     // empty name
+  EXPECT_THROW(m.register_module("n", torch::nn::Linear(nullptr)), c10::Error);
+  EXPECT_EQ(m.named_children().size(), 1u);  // nothing half-registered
+}
+
+TEST_P(TorchNn, SequentialModuleListModuleDictFunctional) {
+  torch::manual_seed(1);
+  torch::nn::Sequential seq(torch::nn::Linear(4, 8), torch::nn::ReLU(), torch::nn::Dropout(0.0),
+                            torch::nn::Linear(8, 2));
+  seq->to(dev());
+  EXPECT_EQ(seq->size(), 4u);
+  torch::Tensor x = torch::randn({5, 4}).to(dev());
+  torch::Tensor by_hand = x;
+  for (const auto& m : *seq) by_hand = m.forward(by_hand);
+  expect_same(seq->forward(x), by_hand);
+  EXPECT_EQ(seq[0]->name(), "Linear");
+  EXPECT_EQ(seq->ptr<torch::nn::LinearImpl>(3)->options.out_features(), 2);
+  EXPECT_THROW(seq->ptr<torch::nn::LinearImpl>(1), c10::Error);  // a ReLU
+  EXPECT_THROW(seq[9], c10::Error);
+
+  torch::nn::Sequential named({{"first", torch::nn::Linear(4, 3)},
+                               {"act", torch::nn::Functional(torch::leaky_relu, 0.2)},
+                               {"soft", torch::nn::Softmax(1)}});
+  named->to(dev());
+  EXPECT_EQ(named->named_children().keys(), (std::vector<std::string>{"first", "act", "soft"}));
+  torch::Tensor out = named->forward(x);
+  for (double s : dv(out.sum(1))) EXPECT_NEAR(s, 1.0, 1e-5);
+
+  torch::nn::ModuleList list(torch::nn::Linear(4, 4), torch::nn::Tanh());
+  list->push_back(torch::nn::Linear(4, 1));
+  list->insert(1, torch::nn::ReLU());
+  EXPECT_EQ(list->size(), 4u);
+  EXPECT_EQ(list[1]->name(), "ReLU");
+  EXPECT_EQ(list->named_children().keys(), (std::vector<std::string>{"0", "1", "2", "3"}));
+  EXPECT_EQ(list->parameters().size(), 4u);
+  list->to(dev());
+  torch::Tensor h = x;
+  for (const auto& m : *list) {
+    if (auto lin = std::dynamic_pointer_cast<torch::nn::LinearImpl>(m)) h = lin->forward(h);
+  }
+  EXPECT_EQ(h.sizes(), std::vector<int64_t>({5, 1}));
+
+  torch::nn::ModuleDict dict;
+  dict->insert("enc", torch::nn::Linear(4, 2));
+  dict->insert("act", torch::nn::GELU());
+  EXPECT_TRUE(dict->contains("enc"));
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"enc", "act"}));
+  EXPECT_EQ(dict->at<torch::nn::LinearImpl>("enc").options.in_features(), 4);
+  auto popped = dict->pop("act");
+  EXPECT_EQ(popped->name(), "GELU");
+  EXPECT_EQ(dict->named_children().size(), 1u);
+  EXPECT_THROW((*dict)["act"], c10::Error);
+
+  torch::nn::AnyModule any(torch::nn::Linear(4, 2));
+  any.ptr()->to(dev());
+  EXPECT_EQ(any.forward(x).sizes(), std::vector<int64_t>({5, 2}));
+  EXPECT_THROW(any.forward(x, x), c10::Error);  // Linear takes one tensor
+}
+
+TEST_P(TorchNn, LayersAndActivationsFromOptions) {
+  torch::manual_seed(2);
+  torch::Tensor x = torch::randn({2, 3, 4}).to(dev());
+  torch::nn::Unflatten unflatten(torch::nn::UnflattenOptions(2, {2, 2}));
+  EXPECT_EQ(unflatten(x).sizes(), std::vector<int64_t>({2, 3, 2, 2}));
+  torch::nn::Flatten flat(torch::nn::FlattenOptions().start_dim(0).end_dim(1));
+  EXPECT_EQ(flat(x).sizes(), std::vector<int64_t>({6, 4}));
+  expect_same(torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.3))(x),
+              torch::leaky_relu(x, 0.3));
+  expect_same(torch::nn::ELU(torch::nn::ELUOptions().alpha(0.5))(x), torch::elu(x, 0.5));
+  expect_same(torch::nn::Softplus(torch::nn::SoftplusOptions().beta(2))(x), torch::softplus(x, 2));
+  expect_same(torch::nn::Identity()(x), x, 0);
+  expect_same(torch::nn::LogSoftmax(torch::nn::LogSoftmaxOptions(1))(x), torch::log_softmax(x, 1));
+  expect_same(F::relu(x, F::ReLUFuncOptions(false)), torch::relu(x));
+  expect_same(F::leaky_relu(x, F::LeakyReLUFuncOptions().negative_slope(0.1)),
+              torch::leaky_relu(x, 0.1));
+  // In place: the input itself changes.
+  torch::Tensor y = x.clone();
+  torch::nn::ReLU inplace(torch::nn::ReLUOptions(true));
+  inplace(y);
+  expect_same(y, torch::relu(x));
+  torch::Tensor z = x.clone();
+  F::relu(z, true);
+  expect_same(z, torch::relu(x));
+
+  torch::nn::BatchNorm1d bn(torch::nn::BatchNorm1dOptions(3).momentum(0.5).affine(false));
+  bn->to(dev());
+  torch::Tensor b = bn(x);
+  EXPECT_TRUE(bn->named_parameters().is_empty());
+  for (double m : dv(b.mean({0, 2}))) EXPECT_NEAR(m, 0, 1e-5);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 1);
+
+  torch::Tensor table = torch::randn({5, 2});
+  auto emb = torch::nn::Embedding::from_pretrained(table);
+  EXPECT_FALSE(emb->weight.requires_grad());
+  emb->to(dev());
+  expect_same(emb(torch::tensor({4, 0}).to(dev())), table.index_select(0, torch::tensor({4, 0})));
+  auto trainable = torch::nn::Embedding::from_pretrained(
+      table, torch::nn::EmbeddingFromPretrainedOptions().freeze(false));
+  EXPECT_TRUE(trainable->weight.requires_grad());
+
+  torch::nn::AvgPool2d avg(torch::nn::AvgPool2dOptions({2, 2}).stride(2));
+  EXPECT_EQ(avg(torch::ones({1, 1, 4, 6}).to(dev())).sizes(), std::vector<int64_t>({1, 1, 2, 3}));
+}
+
+TEST(TorchNnPrint, ModulesPrintTheirTree) {
+  torch::nn::Sequential seq(torch::nn::Linear(3, 4), torch::nn::ReLU());
+  std::ostringstream os;
+  os << *seq;
+  EXPECT_NE(os.str().find("(0): Linear(in_features=3, out_features=4, bias=true)"),
+            std::string::npos)
+      << os.str();
+  EXPECT_NE(os.str().find("(1): ReLU"), std::string::npos) << os.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, TorchNn, ::testing::Values("cpu", "lazy"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
