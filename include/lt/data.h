@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "lt/data/datasets.h"
+#include "lt/data/loader.h"
+#include "lt/data/transforms.h"
 #include "lt/tensor.h"
 
 namespace lt::data {

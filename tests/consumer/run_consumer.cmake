@@ -25,3 +25,11 @@ foreach(device cpu lazy)
     message(FATAL_ERROR "the libtorch-style program failed on ${device}: ${rc}")
   endif()
 endforeach()
+# Fashion-MNIST (an MNIST-format directory) from Debian's dataset-fashion-mnist.
+foreach(device cpu lazy)
+  execute_process(COMMAND ${LT_WORK_DIR}/build/mnist_program ${device} ${LT_MNIST_DIR} 300
+    RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "the libtorch MNIST program failed on ${device}: ${rc}")
+  endif()
+endforeach()
