@@ -20,5 +20,6 @@
 #include "lt/optim/optim.h"
 #include "lt/options.h"
 #include "lt/scalar.h"
+#include "lt/save_load.h"
 #include "lt/serialize.h"
 #include "lt/tensor.h"

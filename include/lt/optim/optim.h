@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "lt/tensor.h"
@@ -65,7 +67,21 @@ class Optimizer {
   void set_lr(double lr);                                           // every group's
   const std::vector<Tensor>& params() const { return params_; }     // of all groups, in order
 
+  // The state torch::save writes: each group's learning rate ("group.0.lr", float64 0-d) and the
+  // per-parameter state ("momentum_buffer.3", "exp_avg.0", "exp_avg_sq.0", "step.0"), where i
+  // indexes params(). load_state_dict checks every entry (names, parameter indices, shapes,
+  // dtypes) before changing anything; state missing from `state` is left as it is.
+  std::vector<std::pair<std::string, Tensor>> state_dict() const;
+  void load_state_dict(const std::vector<std::pair<std::string, Tensor>>& state);
+
  protected:
+  // Appends the per-parameter state as (kind.i, tensor) entries.
+  virtual void save_state(std::vector<std::pair<std::string, Tensor>>* out) const { (void)out; }
+  // Throws unless `t` can be state `kind` of parameter i (the shapes checked against it).
+  virtual void check_state(const std::string& kind, size_t i, const Tensor& t) const;
+  virtual void set_state(const std::string& kind, size_t i, const Tensor& t) {
+    (void)kind, (void)i, (void)t;
+  }
   // Per-parameter state for params_[from...] (the constructor and add_param_group call it).
   virtual void add_state(size_t from) { (void)from; }
   Tensor run_closure(const LossClosure& closure);
@@ -115,6 +131,9 @@ class SGD : public Optimizer {
 
  private:
   void add_state(size_t from) override;
+  void save_state(std::vector<std::pair<std::string, Tensor>>* out) const override;
+  void check_state(const std::string& kind, size_t i, const Tensor& t) const override;
+  void set_state(const std::string& kind, size_t i, const Tensor& t) override;
   std::vector<Tensor> momentum_;
 };
 
@@ -141,6 +160,9 @@ class Adam : public Optimizer {
 
  private:
   void add_state(size_t from) override;
+  void save_state(std::vector<std::pair<std::string, Tensor>>* out) const override;
+  void check_state(const std::string& kind, size_t i, const Tensor& t) const override;
+  void set_state(const std::string& kind, size_t i, const Tensor& t) override;
   bool decoupled_;
   int64_t t_ = 0;               // step() calls
   std::vector<int64_t> steps_;  // per parameter: the steps that had a gradient
