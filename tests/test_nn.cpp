@@ -373,7 +373,9 @@ TEST_F(Nn, ReluGeluFlattenMatchReference) {
   expect_close(r, ref, 0);
 
   Tensor g = run_both([&](lt::Device d) { return lt::nn::GELU()(x.to(d)); });
-  Tensor gt = run_both([&](lt::Device d) { return lt::nn::GELU(lt::nn::GELUOptions().approximate("tanh"))(x.to(d)); });
+  Tensor gt = run_both([&](lt::Device d) {
+    return lt::nn::GELU(lt::nn::GELUOptions().approximate("tanh"))(x.to(d));
+  });
   std::vector<double> exact, approx;
   for (double v : xv) {
     exact.push_back(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
@@ -388,8 +390,10 @@ TEST_F(Nn, ReluGeluFlattenMatchReference) {
   });
   EXPECT_EQ(shape(f), (std::vector<int64_t>{2, 60}));
   expect_close(f, dv(x), 0);
-  EXPECT_EQ(shape(lt::nn::Flatten(lt::nn::FlattenOptions().start_dim(0).end_dim(1))(x)), (std::vector<int64_t>{6, 4, 5}));
-  EXPECT_EQ(shape(lt::nn::Flatten(lt::nn::FlattenOptions().start_dim(2))(x)), (std::vector<int64_t>{2, 3, 20}));
+  EXPECT_EQ(shape(lt::nn::Flatten(lt::nn::FlattenOptions().start_dim(0).end_dim(1))(x)),
+            (std::vector<int64_t>{6, 4, 5}));
+  EXPECT_EQ(shape(lt::nn::Flatten(lt::nn::FlattenOptions().start_dim(2))(x)),
+            (std::vector<int64_t>{2, 3, 20}));
 }
 
 TEST_F(Nn, MaxPool2dMatchesReference) {

@@ -93,11 +93,13 @@ TEST_P(NnFunctional, CrossEntropyWeightsIgnoreIndexSmoothingAndReductions) {
     for (bool weighted : {false, true})
       for (double smoothing : {0.0, 0.2}) {
         const std::string what = "reduction " + std::to_string(red) + " weighted " +
-                                 std::to_string(weighted) + " smoothing " + std::to_string(smoothing);
+                                 std::to_string(weighted) + " smoothing " +
+                                 std::to_string(smoothing);
         Tensor got = lt::cross_entropy(x, t, weighted ? w : Tensor(), red, -100, smoothing);
         expect_near_all(got, ref_cross_entropy(k, weighted, smoothing, red, true), 1e-5, what);
         // The same through the options and the module.
-        auto o = F::CrossEntropyFuncOptions().reduction(static_cast<lt::Reduction::Reduction>(red))
+        auto o = F::CrossEntropyFuncOptions()
+                     .reduction(static_cast<lt::Reduction::Reduction>(red))
                      .label_smoothing(smoothing);
         if (weighted) o.weight(w);
         expect_near_all(F::cross_entropy(x, t, o), dv(got), 1e-6, what + " (F)");
@@ -130,7 +132,7 @@ TEST_P(NnFunctional, NllLossMatchesReferenceAndLibtorchSpellings) {
 
 TEST_P(NnFunctional, CrossEntropyOverSpatialDimsAndProbabilityTargets) {
   lt::manual_seed(3);
-  Tensor x = lt::randn({2, 3, 4});                     // [N, C, L]
+  Tensor x = lt::randn({2, 3, 4});  // [N, C, L]
   Tensor t = lt::randint(0, 3, {2, 4});
   // [N, C, L] is the same as moving C last and flattening.
   Tensor flat = x.permute({0, 2, 1}).reshape({8, 3});
@@ -184,13 +186,14 @@ TEST_P(NnFunctional, ElementwiseLossesMatchReference) {
   expect_near_all(F::huber_loss(A, B, F::HuberLossFuncOptions().delta(1.5)), {mean_of(huber)}, 1e-5,
                   "huber");
   expect_near_all(lt::nn::BCELoss()(on(prob), on(y)), {mean_of(bce)}, 1e-5, "bce");
-  expect_near_all(lt::nn::BCEWithLogitsLoss(lt::nn::BCEWithLogitsLossOptions().pos_weight(on(pw)))(
-                      A, on(y)),
-                  {mean_of(bcel)}, 1e-5, "bce_with_logits");
+  expect_near_all(
+      lt::nn::BCEWithLogitsLoss(lt::nn::BCEWithLogitsLossOptions().pos_weight(on(pw)))(A, on(y)),
+      {mean_of(bcel)}, 1e-5, "bce_with_logits");
   Tensor none = lt::l1_loss(A, B, lt::kNone);
   EXPECT_EQ(none.sizes().vec(), (std::vector<int64_t>{3, 5}));
   // Saturated inputs stay finite: log(0) is clamped at -100, logits of +-100 use log1p.
-  Tensor edge = lt::binary_cross_entropy(on(lt::tensor({0.0f, 1.0f})), on(lt::tensor({1.0f, 1.0f})));
+  Tensor edge =
+      lt::binary_cross_entropy(on(lt::tensor({0.0f, 1.0f})), on(lt::tensor({1.0f, 1.0f})));
   expect_near_all(edge, {50.0}, 1e-6, "bce at 0 and 1");
   Tensor big = lt::binary_cross_entropy_with_logits(on(lt::tensor({100.0f, -100.0f})),
                                                     on(lt::tensor({0.0f, 1.0f})));
@@ -208,8 +211,8 @@ TEST_P(NnFunctional, KlDivReductionsAndLogTarget) {
   expect_near_all(lt::kl_div(I, T, lt::kSum), {s}, 1e-5, "sum");
   expect_near_all(lt::kl_div(I, T, lt::kBatchMean), {s / 4}, 1e-5, "batchmean");
   expect_near_all(lt::kl_div(I, T), {s / 12}, 1e-5, "mean");
-  expect_near_all(lt::nn::KLDivLoss(lt::nn::KLDivLossOptions().log_target(true).reduction(lt::kSum))(
-                      I, lt::log(T)),
+  expect_near_all(lt::nn::KLDivLoss(lt::nn::KLDivLossOptions().log_target(true).reduction(
+                      lt::kSum))(I, lt::log(T)),
                   {s}, 1e-5, "log_target");
   // A zero target contributes 0, not 0 * log 0.
   expect_near_all(lt::kl_div(on(lt::tensor({-1.0f})), on(lt::tensor({0.0f})), lt::kSum), {0.0}, 0,
@@ -304,17 +307,19 @@ TEST_P(NnFunctional, GradientsMatchFiniteDifferences) {
   const In y{{0.3, -0.2, 1.4, 0.8, -1.9, 0.1}, {2, 3}};
   const In p{{0.2, 0.7, 0.45, 0.9, 0.35, 0.6}, {2, 3}};
   using V = std::vector<Tensor>;
-  lt_test::gradcheck("smooth_l1", [](const V& v) { return lt::smooth_l1_loss(v[0], v[1], 0, 0.5); },
-                   {x, y}, dev());
-  lt_test::gradcheck("huber", [](const V& v) { return lt::huber_loss(v[0], v[1], 2, 0.7); }, {x, y},
-                   dev());
-  lt_test::gradcheck("bce", [](const V& v) { return lt::binary_cross_entropy(v[0], v[1]); }, {p, p},
-                   dev());
+  lt_test::gradcheck(
+      "smooth_l1", [](const V& v) { return lt::smooth_l1_loss(v[0], v[1], 0, 0.5); }, {x, y},
+      dev());
+  lt_test::gradcheck(
+      "huber", [](const V& v) { return lt::huber_loss(v[0], v[1], 2, 0.7); }, {x, y}, dev());
+  lt_test::gradcheck(
+      "bce", [](const V& v) { return lt::binary_cross_entropy(v[0], v[1]); }, {p, p}, dev());
   lt_test::gradcheck(
       "bce_with_logits",
       [](const V& v) { return lt::binary_cross_entropy_with_logits(v[0], v[1], {}, 0); }, {x, p},
       dev());
-  lt_test::gradcheck("kl_div", [](const V& v) { return lt::kl_div(v[0], v[1], 0); }, {x, p}, dev());
+  lt_test::gradcheck(
+      "kl_div", [](const V& v) { return lt::kl_div(v[0], v[1], 0); }, {x, p}, dev());
   for (auto [name, f] : std::vector<std::pair<const char*, std::function<Tensor(const Tensor&)>>>{
            {"elu", [](const Tensor& t) { return lt::elu(t, 0.7); }},
            {"selu", [](const Tensor& t) { return lt::selu(t); }},
@@ -323,7 +328,8 @@ TEST_P(NnFunctional, GradientsMatchFiniteDifferences) {
            {"mish", [](const Tensor& t) { return lt::mish(t); }},
            {"hardswish", [](const Tensor& t) { return lt::hardswish(t); }},
            {"glu", [](const Tensor& t) { return lt::glu(t, 0); }}})
-    lt_test::gradcheck(name, [f = f](const V& v) { return f(v[0]); }, {x}, dev());
+    lt_test::gradcheck(
+        name, [f = f](const V& v) { return f(v[0]); }, {x}, dev());
   const In logits{{0.5, -1.0, 2.0, 0.1, 0.3, -0.7}, {2, 3}};
   lt_test::gradcheck(
       "cross_entropy weighted smoothed",
@@ -349,8 +355,11 @@ TEST_P(NnFunctional, BadArgumentsThrowNamingTheOp) {
   throws_with([&] { lt::nll_loss(x, t, {}, 7); }, "nll_loss: reduction");
   throws_with([&] { lt::cross_entropy(x, t.narrow(0, 0, 3)); }, "cross_entropy");
   throws_with([&] { lt::cross_entropy(x, t, on(lt::ones({4}))); }, "weight must be [3]");
-  throws_with([&] { lt::nll_loss(x, on(lt::tensor(std::vector<int64_t>{0, 5, 1, 1}))); },
-              "target index 5");
+  throws_with(
+      [&] {
+        lt::nll_loss(x, on(lt::tensor(std::vector<int64_t>{0, 5, 1, 1})));
+      },
+      "target index 5");
   throws_with([&] { lt::mse_loss(x, x, lt::Reduction::BatchMean); }, "mse_loss");
   throws_with([&] { lt::binary_cross_entropy(x, x.narrow(0, 0, 2)); }, "same shape");
   throws_with([&] { lt::glu(on(lt::ones({3}))); }, "even size");

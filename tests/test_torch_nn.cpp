@@ -26,10 +26,9 @@ void expect_same(const torch::Tensor& a, const torch::Tensor& b, double tol = 1e
 // A user module written as libtorch's examples write theirs.
 struct Net : torch::nn::Module {
   Net() {
-    conv = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 4, {3, 3})
-                                                         .stride(1)
-                                                         .padding({1, 1})
-                                                         .bias(false)));
+    conv = register_module(
+        "conv", torch::nn::Conv2d(
+                    torch::nn::Conv2dOptions(1, 4, {3, 3}).stride(1).padding({1, 1}).bias(false)));
     drop = register_module("drop", torch::nn::Dropout2d(0.25));
     fc = register_module("fc", torch::nn::Linear(torch::nn::LinearOptions(4 * 4 * 4, 3)));
     scale = register_parameter("scale", torch::ones({1}));
@@ -57,7 +56,8 @@ TEST_P(TorchNn, UserModuleWithHoldersRegistersAndTrains) {
   Net net;
   net.to(dev());
   auto params = net.named_parameters();
-  EXPECT_EQ(params.keys(), (std::vector<std::string>{"scale", "conv.weight", "fc.weight", "fc.bias"}));
+  EXPECT_EQ(params.keys(),
+            (std::vector<std::string>{"scale", "conv.weight", "fc.weight", "fc.bias"}));
   EXPECT_TRUE(params.contains("fc.bias"));
   EXPECT_FALSE(params.contains("conv.bias"));  // bias(false)
   EXPECT_EQ(params["conv.weight"].sizes(), std::vector<int64_t>({4, 1, 3, 3}));
@@ -93,9 +93,9 @@ TEST_P(TorchNn, EmptyHoldersAndRegistrationErrors) {
   EXPECT_FALSE(empty.is_empty());
   torch::nn::Module m;
   m.register_module("a", torch::nn::ReLU());
-  EXPECT_THROW(m.register_module("a", torch::nn::ReLU()), c10::Error);      // duplicate
-  EXPECT_THROW(m.register_module("b.c", torch::nn::ReLU()), c10::Error);    // dotted
-  EXPECT_THROW(m.register_parameter("", torch::ones({1})), c10::Error);     // empty name
+  EXPECT_THROW(m.register_module("a", torch::nn::ReLU()), c10::Error);    // duplicate
+  EXPECT_THROW(m.register_module("b.c", torch::nn::ReLU()), c10::Error);  // dotted
+  EXPECT_THROW(m.register_parameter("", torch::ones({1})), c10::Error);   // empty name
   EXPECT_THROW(m.register_module("n", torch::nn::Linear(nullptr)), c10::Error);
   EXPECT_EQ(m.named_children().size(), 1u);  // nothing half-registered
 }

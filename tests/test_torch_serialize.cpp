@@ -3,7 +3,6 @@
 // tensors, on cpu and on lazy, and the errors that leave everything unchanged.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -106,7 +105,8 @@ TEST_P(TorchSerialize, OptimizerCheckpointResumesExactly) {
         opt2 = std::make_unique<torch::optim::SGD>(m2.parameters(),
                                                    torch::optim::SGDOptions(0.5).momentum(0.9));
       else
-        opt2 = std::make_unique<torch::optim::Adam>(m2.parameters(), torch::optim::AdamOptions(0.5));
+        opt2 =
+            std::make_unique<torch::optim::Adam>(m2.parameters(), torch::optim::AdamOptions(0.5));
       torch::load(m2, path("m.pt"));
       torch::load(*opt2, path("opt.pt"));
       EXPECT_DOUBLE_EQ(opt2->param_groups()[0].options().get_lr(), which == 0 ? 0.05 : 0.01);

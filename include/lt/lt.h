@@ -19,7 +19,7 @@
 #include "lt/ops.h"
 #include "lt/optim/optim.h"
 #include "lt/options.h"
-#include "lt/scalar.h"
 #include "lt/save_load.h"
+#include "lt/scalar.h"
 #include "lt/serialize.h"
 #include "lt/tensor.h"

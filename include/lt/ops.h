@@ -270,5 +270,4 @@ Tensor& operator/=(Tensor& a, const Scalar& b);
 void set_num_threads(int n);  // kernels and BLAS; default LT_NUM_THREADS or all cores
 int get_num_threads();
 
-
 }  // namespace lt

@@ -39,7 +39,8 @@ class OrderedDict {
 
   // Adds a new key; an existing key is an error (use update() to overwrite).
   Value& insert(Key key, Value value) {
-    if (index_.count(key)) throw Error(key_description_ + " '" + key_str(key) + "' already defined");
+    if (index_.count(key))
+      throw Error(key_description_ + " '" + key_str(key) + "' already defined");
     index_.emplace(key, items_.size());
     items_.emplace_back(std::move(key), std::move(value));
     return items_.back().value();
@@ -65,7 +66,9 @@ class OrderedDict {
   bool contains(const Key& key) const noexcept { return index_.count(key) != 0; }
 
   Value& operator[](const Key& key) { return at_key(key); }
-  const Value& operator[](const Key& key) const { return const_cast<OrderedDict*>(this)->at_key(key); }
+  const Value& operator[](const Key& key) const {
+    return const_cast<OrderedDict*>(this)->at_key(key);
+  }
   Item& operator[](size_t i) { return at_index(i); }
   const Item& operator[](size_t i) const { return const_cast<OrderedDict*>(this)->at_index(i); }
 

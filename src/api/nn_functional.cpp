@@ -173,9 +173,6 @@ Tensor one_hot(const Tensor& indices, int64_t n) {
       .to(kInt64);
 }
 
-
-
-
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& mask, double dropout_p, bool is_causal) {
   OpContext ctx("scaled_dot_product_attention");

@@ -11,24 +11,33 @@ namespace {
 
 const char* reduction_name(int64_t r) {
   switch (r) {
-    case Reduction::None: return "none";
-    case Reduction::Mean: return "mean";
-    case Reduction::Sum: return "sum";
-    case Reduction::BatchMean: return "batchmean";
-    default: return "?";
+    case Reduction::None:
+      return "none";
+    case Reduction::Mean:
+      return "mean";
+    case Reduction::Sum:
+      return "sum";
+    case Reduction::BatchMean:
+      return "batchmean";
+    default:
+      return "?";
   }
 }
 
 // Reduces per-element losses; batchmean only where the caller allows it (kl_div).
 Tensor reduce(const Tensor& loss, int64_t r, const char* op, bool batchmean_ok = false) {
   switch (r) {
-    case Reduction::None: return loss;
-    case Reduction::Mean: return loss.mean();
-    case Reduction::Sum: return loss.sum();
+    case Reduction::None:
+      return loss;
+    case Reduction::Mean:
+      return loss.mean();
+    case Reduction::Sum:
+      return loss.sum();
     case Reduction::BatchMean:
       if (batchmean_ok) return loss.dim() == 0 ? loss.sum() : loss.sum() / double(loss.size(0));
       break;
-    default: break;
+    default:
+      break;
   }
   LT_CHECK(false, op, ": reduction must be none, mean or sum", batchmean_ok ? " or batchmean" : "",
            ", got ", r, " (", reduction_name(r), ")");
@@ -64,8 +73,8 @@ ClassPick pick_classes(const Tensor& x, const Tensor& t, const Tensor& weight, i
            ": expected integer class indices as targets, got ", dtype_name(t.dtype()));
   std::vector<int64_t> want = x.sizes().vec();
   want.erase(want.begin() + 1);
-  LT_CHECK(t.sizes().equals(want), op, ": input ", shape_str(x.sizes()), " expects targets of shape ",
-           shape_str(want), ", got ", shape_str(t.sizes()));
+  LT_CHECK(t.sizes().equals(want), op, ": input ", shape_str(x.sizes()),
+           " expects targets of shape ", shape_str(want), ", got ", shape_str(t.sizes()));
   const int64_t c = x.size(1);
   check_weight(weight, c, op);
   // Targets whose values are known at the call (on lazy: labels moved to the device) are
@@ -80,9 +89,10 @@ ClassPick pick_classes(const Tensor& x, const Tensor& t, const Tensor& weight, i
   Tensor keep = t != ignore_index;
   Tensor safe = where(keep, t, 0).to(kInt64);  // a valid index where ignored
   Tensor picked = gather(x, 1, safe.unsqueeze(1)).squeeze(1);
-  Tensor w = weight.defined() ? where(keep, index_select(weight, 0, safe.reshape({-1})).reshape(
-                                                safe.sizes()), 0.0)
-                              : where(keep, 1.0, 0.0).to(x.dtype());
+  Tensor w =
+      weight.defined()
+          ? where(keep, index_select(weight, 0, safe.reshape({-1})).reshape(safe.sizes()), 0.0)
+          : where(keep, 1.0, 0.0).to(x.dtype());
   return {where(keep, picked, 0.0), w};
 }
 
@@ -125,7 +135,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, const Tensor& 
              shape_str(targets.sizes()), " must match the input ", shape_str(logits.sizes()));
     Tensor prob = t * (1.0 - smoothing) + smoothing / static_cast<double>(c);
     Tensor per = wc.defined() ? -(prob * lsm * wc).sum(1) : -(prob * lsm).sum(1);
-        Tensor r = reduce(per, reduction, "cross_entropy");
+    Tensor r = reduce(per, reduction, "cross_entropy");
     return logits.dim() == 1 && reduction == Reduction::None ? r.squeeze(0) : r;
   }
   ClassPick p = pick_classes(lsm, t, weight, ignore_index, "cross_entropy");
@@ -161,8 +171,7 @@ Tensor smooth_l1_loss(const Tensor& a, const Tensor& b, int64_t reduction, doubl
   LT_CHECK(beta >= 0, "smooth_l1_loss: beta must be non-negative, got ", beta);
   Tensor d = abs(a - b);
   if (beta == 0) return reduce(d, reduction, "smooth_l1_loss");
-  return reduce(where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction,
-                "smooth_l1_loss");
+  return reduce(where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction, "smooth_l1_loss");
 }
 
 Tensor huber_loss(const Tensor& a, const Tensor& b, int64_t reduction, double delta) {
@@ -199,10 +208,9 @@ Tensor binary_cross_entropy_with_logits(const Tensor& x, const Tensor& y, const 
 Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool log_target) {
   OpContext ctx("kl_div");
   check_floating(input, "kl_div", "input (log-probabilities)");
-  Tensor loss = log_target ? exp(target) * (target - input)
-                           : where(target > 0, target * (log(where(target > 0, target, 1.0)) -
-                                                          input),
-                                   0.0);
+  Tensor loss =
+      log_target ? exp(target) * (target - input)
+                 : where(target > 0, target * (log(where(target > 0, target, 1.0)) - input), 0.0);
   return reduce(loss, reduction, "kl_div", true);
 }
 

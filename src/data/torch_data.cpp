@@ -144,7 +144,8 @@ void DistributedSampler::reset(std::optional<size_t> new_size) {
   if (shuffle_) shuffle(all, seed_ + epoch_);
   const size_t per = (size_ + replicas_ - 1) / replicas_;
   mine_.clear();
-  for (size_t i = 0; i < per && size_ > 0; ++i) mine_.push_back(all[(rank_ + i * replicas_) % size_]);
+  for (size_t i = 0; i < per && size_ > 0; ++i)
+    mine_.push_back(all[(rank_ + i * replicas_) % size_]);
   index_ = 0;
 }
 std::optional<std::vector<size_t>> DistributedSampler::next(size_t n) {

@@ -15,8 +15,8 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
            "MultiheadAttention: embed_dim ", o.embed_dim(), " must be divisible by num_heads ",
            o.num_heads());
   const double bound = std::sqrt(6.0 / static_cast<double>(o.embed_dim() + 3 * o.embed_dim()));
-  in_proj_weight = register_parameter("in_proj_weight",
-                                      (rand({3 * o.embed_dim(), o.embed_dim()}) * 2.0 - 1.0) * bound);
+  in_proj_weight = register_parameter(
+      "in_proj_weight", (rand({3 * o.embed_dim(), o.embed_dim()}) * 2.0 - 1.0) * bound);
   if (o.bias()) {
     in_proj_bias = register_parameter("in_proj_bias", zeros({3 * o.embed_dim()}));
     NoGradGuard g;

@@ -33,8 +33,9 @@ void LinearImpl::reset_parameters() {
 }
 Tensor LinearImpl::forward(const Tensor& x) { return linear(x, weight, bias); }
 void LinearImpl::pretty_print(std::ostream& os) const {
-  os << "Linear(in_features=" << options.in_features() << ", out_features="
-     << options.out_features() << ", bias=" << (options.bias() ? "true" : "false") << ")";
+  os << "Linear(in_features=" << options.in_features()
+     << ", out_features=" << options.out_features()
+     << ", bias=" << (options.bias() ? "true" : "false") << ")";
 }
 
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& o) : options(o) {
@@ -63,8 +64,9 @@ Tensor Conv2dImpl::forward(const Tensor& x) {
 }
 void Conv2dImpl::pretty_print(std::ostream& os) const {
   const auto& o = options;
-  os << "Conv2d(" << o.in_channels() << ", " << o.out_channels() << ", kernel_size="
-     << shape_str(o.kernel_size()) << ", stride=" << shape_str(o.stride()) << ")";
+  os << "Conv2d(" << o.in_channels() << ", " << o.out_channels()
+     << ", kernel_size=" << shape_str(o.kernel_size()) << ", stride=" << shape_str(o.stride())
+     << ")";
 }
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& o) : options(o) {
@@ -132,15 +134,16 @@ Tensor BatchNormImplBase::forward(const Tensor& x) {
 }
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& o) : options(o) {
-  LT_CHECK(o.num_embeddings() > 0 && o.embedding_dim() > 0, "Embedding: sizes ",
-           o.num_embeddings(), " x ", o.embedding_dim(), " must be positive");
+  LT_CHECK(o.num_embeddings() > 0 && o.embedding_dim() > 0, "Embedding: sizes ", o.num_embeddings(),
+           " x ", o.embedding_dim(), " must be positive");
   weight = register_parameter("weight", randn({o.num_embeddings(), o.embedding_dim()}));
 }
 Tensor EmbeddingImpl::forward(const Tensor& indices) { return embedding(indices, weight); }
 
 Embedding Embedding::from_pretrained(const Tensor& embeddings,
                                      const EmbeddingFromPretrainedOptions& options) {
-  LT_CHECK(embeddings.dim() == 2, "Embedding::from_pretrained: expected a 2-d [num, dim] tensor, got ",
+  LT_CHECK(embeddings.dim() == 2,
+           "Embedding::from_pretrained: expected a 2-d [num, dim] tensor, got ",
            shape_str(embeddings.sizes()));
   Embedding e(embeddings.size(0), embeddings.size(1));
   NoGradGuard g;

@@ -56,8 +56,8 @@ void Optimizer::load_state_dict(const Entries& state) {
     if (name.rfind("group.", 0) == 0) {
       const std::string rest = name.substr(6);
       const size_t dot = rest.find('.');
-      LT_CHECK(dot != std::string::npos && rest.substr(dot) == ".lr", "load_state_dict: unknown entry '",
-               name, "'");
+      LT_CHECK(dot != std::string::npos && rest.substr(dot) == ".lr",
+               "load_state_dict: unknown entry '", name, "'");
       const size_t g = std::stoul(rest.substr(0, dot));
       LT_CHECK(g < groups_.size(), "load_state_dict: '", name, "' but the optimizer has ",
                groups_.size(), " parameter groups");
@@ -82,7 +82,8 @@ void Optimizer::load_state_dict(const Entries& state) {
 
 void SGD::save_state(Entries* out) const {
   for (size_t i = 0; i < momentum_.size(); ++i)
-    if (momentum_[i].defined()) out->emplace_back("momentum_buffer." + std::to_string(i), momentum_[i]);
+    if (momentum_[i].defined())
+      out->emplace_back("momentum_buffer." + std::to_string(i), momentum_[i]);
 }
 void SGD::check_state(const std::string& kind, size_t i, const Tensor& t) const {
   LT_CHECK(kind == "momentum_buffer", "load_state_dict: SGD has no state '", kind, "'");

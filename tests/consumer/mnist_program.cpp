@@ -60,10 +60,9 @@ int main(int argc, char** argv) {
                            .map(torch::data::transforms::Stack<>());
   auto train_loader = torch::data::make_data_loader<torch::data::samplers::RandomSampler>(
       std::move(train_dataset), kTrainBatchSize);
-  auto test_dataset =
-      torch::data::datasets::MNIST(root, torch::data::datasets::MNIST::Mode::kTest)
-          .map(torch::data::transforms::Normalize<>(0.2860, 0.3530))
-          .map(torch::data::transforms::Stack<>());
+  auto test_dataset = torch::data::datasets::MNIST(root, torch::data::datasets::MNIST::Mode::kTest)
+                          .map(torch::data::transforms::Normalize<>(0.2860, 0.3530))
+                          .map(torch::data::transforms::Stack<>());
   const size_t test_size = test_dataset.size().value();
   auto test_loader = torch::data::make_data_loader(std::move(test_dataset), kTestBatchSize);
 

@@ -13,8 +13,6 @@
 #define TORCH_MODULE(Name) LT_MODULE(Name)
 
 namespace c10 {
-using std::optional;
-using std::nullopt;
 using lt::ArrayRef;
 using lt::Device;
 using lt::DeviceType;
@@ -23,6 +21,8 @@ using lt::Layout;
 using lt::Scalar;
 using lt::Tensor;
 using lt::TensorOptions;
+using std::nullopt;
+using std::optional;
 using ScalarType = lt::Dtype;
 using Error = lt::Error;  // catch (const c10::Error&) catches every lazytensor error
 using lt::kCPU;
@@ -49,8 +49,8 @@ namespace torch {
 using namespace lt;
 using c10::irange;
 using c10::ScalarType;
-using std::optional;
 using std::nullopt;
+using std::optional;
 namespace nn {
 using namespace lt::nn;
 namespace functional {

@@ -88,9 +88,9 @@ class Dataset : public BatchDataset<Self, std::vector<SingleExample>> {
 // A dataset whose batches pass through a transform (transforms.h): Normalize per example,
 // Stack to collate, or any BatchTransform.
 template <typename Source, typename Transform>
-class MapDataset : public BatchDataset<MapDataset<Source, Transform>,
-                                       typename Transform::OutputBatchType,
-                                       typename Source::BatchRequestType> {
+class MapDataset
+    : public BatchDataset<MapDataset<Source, Transform>, typename Transform::OutputBatchType,
+                          typename Source::BatchRequestType> {
  public:
   using DatasetType = Source;
   using TransformType = Transform;

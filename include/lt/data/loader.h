@@ -165,8 +165,8 @@ class StatelessDataLoader {
 };
 
 template <typename Dataset, typename Sampler,
-          typename = std::enable_if_t<std::is_base_of_v<
-              samplers::Sampler<typename Sampler::BatchRequestType>, Sampler>>>
+          typename = std::enable_if_t<
+              std::is_base_of_v<samplers::Sampler<typename Sampler::BatchRequestType>, Sampler>>>
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(
     Dataset dataset, Sampler sampler, DataLoaderOptions options = DataLoaderOptions()) {
   return std::make_unique<StatelessDataLoader<Dataset, Sampler>>(

@@ -136,7 +136,9 @@ inline Tensor elu(const Tensor& x, const ELUFuncOptions& o) {
 inline Tensor celu(const Tensor& x, const CELUFuncOptions& o) {
   return detail::inplace_result(x, lt::celu(x, o.alpha()), o.inplace());
 }
-inline Tensor gelu(const Tensor& x, const GELUFuncOptions& o) { return lt::gelu(x, o.approximate()); }
+inline Tensor gelu(const Tensor& x, const GELUFuncOptions& o) {
+  return lt::gelu(x, o.approximate());
+}
 inline Tensor softplus(const Tensor& x, const SoftplusFuncOptions& o) {
   return lt::softplus(x, o.beta(), o.threshold());
 }

@@ -126,8 +126,9 @@ class ModuleHolder {
   Impl* operator->() const { return get(); }
   Impl& operator*() const { return *get(); }
   Impl* get() const {
-    if (!impl_) throw Error(std::string("accessing an empty ModuleHolder (") + typeid(Impl).name() +
-                            "): it was built from nullptr and never assigned");
+    if (!impl_)
+      throw Error(std::string("accessing an empty ModuleHolder (") + typeid(Impl).name() +
+                  "): it was built from nullptr and never assigned");
     return impl_.get();
   }
   const std::shared_ptr<Impl>& ptr() const { return impl_; }

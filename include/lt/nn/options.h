@@ -123,7 +123,8 @@ struct UnflattenOptions {
 
 // Pooling windows. (Dilation and ceil_mode are not supported yet.)
 struct MaxPool2dOptions {
-  MaxPool2dOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  MaxPool2dOptions(ExpandingArray<2> kernel_size)
+      : kernel_size_(kernel_size), stride_(kernel_size) {}
   LT_ARG(ExpandingArray<2>, kernel_size);
   LT_ARG(ExpandingArray<2>, stride);  // defaults to the kernel size
   LT_ARG(ExpandingArray<2>, padding) = 0;
@@ -242,7 +243,8 @@ struct MultiheadAttentionOptions {
 };
 
 struct TransformerEncoderLayerOptions {
-  TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
+  TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead)
+      : d_model_(d_model), nhead_(nhead) {}
   LT_ARG(int64_t, d_model);
   LT_ARG(int64_t, nhead);
   LT_ARG(int64_t, dim_feedforward) = 2048;

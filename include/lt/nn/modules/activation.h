@@ -18,12 +18,12 @@ inline Tensor maybe_inplace(const Tensor& x, const Tensor& y, bool inplace) {
 }  // namespace detail
 
 // Activations without options.
-#define LT_NN_ACTIVATION(Name, expr)                                  \
-  class Name##Impl : public Module {                                  \
-   public:                                                            \
-    Tensor forward(const Tensor& x) { return expr; }                  \
-    std::string name() const override { return #Name; }               \
-  };                                                                  \
+#define LT_NN_ACTIVATION(Name, expr)                    \
+  class Name##Impl : public Module {                    \
+   public:                                              \
+    Tensor forward(const Tensor& x) { return expr; }    \
+    std::string name() const override { return #Name; } \
+  };                                                    \
   LT_MODULE(Name)
 
 LT_NN_ACTIVATION(Sigmoid, sigmoid(x));
@@ -130,7 +130,8 @@ LT_MODULE(Hardtanh);
 class ThresholdImpl : public Module {
  public:
   explicit ThresholdImpl(const ThresholdOptions& o) : options(o) {}
-  ThresholdImpl(double threshold, double value) : ThresholdImpl(ThresholdOptions(threshold, value)) {}
+  ThresholdImpl(double threshold, double value)
+      : ThresholdImpl(ThresholdOptions(threshold, value)) {}
   Tensor forward(const Tensor& x) {
     return detail::maybe_inplace(x, lt::threshold(x, options.threshold(), options.value()),
                                  options.inplace());
@@ -141,15 +142,15 @@ class ThresholdImpl : public Module {
 LT_MODULE(Threshold);
 
 // Softmax, LogSoftmax and Softmin over options.dim().
-#define LT_NN_SOFTMAX(Name, fn)                                          \
-  class Name##Impl : public Module {                                     \
-   public:                                                               \
-    explicit Name##Impl(const SoftmaxOptions& o) : options(o) {}         \
-    explicit Name##Impl(int64_t dim) : options(dim) {}                   \
-    Tensor forward(const Tensor& x) { return fn(x, options.dim()); }     \
-    std::string name() const override { return #Name; }                 \
-    SoftmaxOptions options;                                              \
-  };                                                                     \
+#define LT_NN_SOFTMAX(Name, fn)                                      \
+  class Name##Impl : public Module {                                 \
+   public:                                                           \
+    explicit Name##Impl(const SoftmaxOptions& o) : options(o) {}     \
+    explicit Name##Impl(int64_t dim) : options(dim) {}               \
+    Tensor forward(const Tensor& x) { return fn(x, options.dim()); } \
+    std::string name() const override { return #Name; }              \
+    SoftmaxOptions options;                                          \
+  };                                                                 \
   LT_MODULE(Name)
 LT_NN_SOFTMAX(Softmax, softmax);
 LT_NN_SOFTMAX(LogSoftmax, log_softmax);

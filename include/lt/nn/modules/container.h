@@ -45,8 +45,7 @@ struct can_forward : std::false_type {};
 template <typename Impl, typename... A>
 struct can_forward<Impl, std::tuple<A...>,
                    std::void_t<decltype(std::declval<Impl&>().forward(std::declval<A>()...))>>
-    : std::is_convertible<decltype(std::declval<Impl&>().forward(std::declval<A>()...)), Tensor> {
-};
+    : std::is_convertible<decltype(std::declval<Impl&>().forward(std::declval<A>()...)), Tensor> {};
 }  // namespace detail
 
 // A module of any type whose forward takes one, two or three Tensors and returns a Tensor.
@@ -73,7 +72,8 @@ class AnyModule {
                             Impl, std::tuple<const Tensor&, const Tensor&, const Tensor&>>::value)
             return p->forward(a[0], a[1], a[2]);
           break;
-        default: break;
+        default:
+          break;
       }
       throw Error(p->name() + "'s forward() does not take " + std::to_string(a.size()) +
                   " tensors and return a tensor (AnyModule)");
@@ -89,8 +89,9 @@ class AnyModule {
   template <typename T>
   std::shared_ptr<T> ptr() const {
     auto p = std::dynamic_pointer_cast<T>(module_);
-    if (!p) throw Error("AnyModule: the module is a " + (module_ ? module_->name() : "nothing") +
-                        ", not the type asked for");
+    if (!p)
+      throw Error("AnyModule: the module is a " + (module_ ? module_->name() : "nothing") +
+                  ", not the type asked for");
     return p;
   }
   template <typename T>
@@ -220,8 +221,9 @@ class ModuleListImpl : public Module {
   template <typename T>
   std::shared_ptr<T> ptr(size_t i) const {
     auto p = std::dynamic_pointer_cast<T>(at_index(i));
-    if (!p) throw Error("ModuleList: module " + std::to_string(i) + " is a " + at_index(i)->name() +
-                        ", not the type asked for");
+    if (!p)
+      throw Error("ModuleList: module " + std::to_string(i) + " is a " + at_index(i)->name() +
+                  ", not the type asked for");
     return p;
   }
   template <typename T>
@@ -247,7 +249,8 @@ LT_MODULE(ModuleList);
 class ModuleDictImpl : public Module {
  public:
   ModuleDictImpl() = default;
-  explicit ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& items) {
+  explicit ModuleDictImpl(
+      const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& items) {
     for (const auto& [k, m] : items) insert(k, m);
   }
   explicit ModuleDictImpl(const OrderedDict<std::string, std::shared_ptr<Module>>& items) {
@@ -283,8 +286,9 @@ class ModuleDictImpl : public Module {
   template <typename T>
   std::shared_ptr<T> ptr(const std::string& key) const {
     auto p = std::dynamic_pointer_cast<T>(dict_[key]);
-    if (!p) throw Error("ModuleDict: '" + key + "' is a " + dict_[key]->name() +
-                        ", not the type asked for");
+    if (!p)
+      throw Error("ModuleDict: '" + key + "' is a " + dict_[key]->name() +
+                  ", not the type asked for");
     return p;
   }
   template <typename T>

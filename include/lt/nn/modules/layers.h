@@ -71,14 +71,16 @@ class BatchNormImplBase : public Module {
 class BatchNorm1dImpl : public BatchNormImplBase {
  public:
   explicit BatchNorm1dImpl(const BatchNormOptions& o) : BatchNormImplBase(o, 2, 3, "BatchNorm1d") {}
-  explicit BatchNorm1dImpl(int64_t num_features) : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm1dImpl(int64_t num_features)
+      : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
 };
 LT_MODULE(BatchNorm1d);
 
 class BatchNorm2dImpl : public BatchNormImplBase {
  public:
   explicit BatchNorm2dImpl(const BatchNormOptions& o) : BatchNormImplBase(o, 4, 4, "BatchNorm2d") {}
-  explicit BatchNorm2dImpl(int64_t num_features) : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm2dImpl(int64_t num_features)
+      : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
 };
 LT_MODULE(BatchNorm2d);
 
