@@ -60,11 +60,15 @@ void check_weight(const Tensor& weight, int64_t c, const char* op) {
              "] (one per class), got ", shape_str(weight.sizes()));
 }
 
-// Per-sample class weights and the ignore mask of class-index targets, shared by nll_loss and
-// cross_entropy. `x` is [N, C, d...] log-probabilities, `t` the [N, d...] targets.
+// The input at each sample's target class, shared by nll_loss and cross_entropy. `x` is
+// [N, C, d...] log-probabilities, `t` the [N, d...] targets.
 struct ClassPick {
-  Tensor picked;  // x at each target class, 0 where ignored: [N, d...]
-  Tensor w;       // the weight of each sample's class, 0 where ignored: [N, d...]
+  Tensor picked;  // x at each target class (0 where ignored): [N, d...]
+  Tensor w;       // each sample's class weight (0 where ignored); undefined: all 1
+  Tensor keep;    // float 1 where the target is not ignore_index; undefined: none ignored
+  // The per-sample losses -w * picked, and their mean over the summed weights, as PyTorch's.
+  Tensor losses() const { return w.defined() ? -(picked * w) : -picked; }
+  Tensor mean(const Tensor& loss) const { return w.defined() ? loss.sum() / w.sum() : loss.mean(); }
 };
 
 ClassPick pick_classes(const Tensor& x, const Tensor& t, const Tensor& weight, int64_t ignore_index,
@@ -76,24 +80,32 @@ ClassPick pick_classes(const Tensor& x, const Tensor& t, const Tensor& weight, i
   LT_CHECK(t.sizes().equals(want), op, ": input ", shape_str(x.sizes()),
            " expects targets of shape ", shape_str(want), ", got ", shape_str(t.sizes()));
   const int64_t c = x.size(1);
-  check_weight(weight, c, op);
   // Targets whose values are known at the call (on lazy: labels moved to the device) are
-  // checked here, so that a bad label throws at the user's line naming this op; computed ones
-  // are checked by the gather kernel at the barrier.
+  // checked here, so that a bad label throws at the user's line naming this op. When none is
+  // ignore_index they index directly: the graph has no mask (the training step's usual case).
+  bool masked = true;
   Tensor known = known_values(t);
-  if (known.defined() && known.numel() > 0) {
-    for (int64_t v : known.to(kInt64).contiguous().to_vector<int64_t>())
+  if (known.defined()) {
+    masked = false;
+    for (int64_t v : known.to(kInt64).contiguous().to_vector<int64_t>()) {
       LT_CHECK(v == ignore_index || (v >= 0 && v < c), op, ": target index ", v,
                " is out of bounds for ", c, " classes (ignore_index ", ignore_index, ")");
+      masked |= v == ignore_index;
+    }
   }
+  auto class_weights = [&](const Tensor& idx) {
+    return index_select(weight, 0, idx.reshape({-1})).reshape(idx.sizes());
+  };
+  if (!masked) {
+    return {gather(x, 1, t.unsqueeze(1)).squeeze(1),
+            weight.defined() ? class_weights(t) : Tensor(), Tensor()};
+  }
+  // Computed targets are range-checked by the gather kernel at the barrier.
   Tensor keep = t != ignore_index;
   Tensor safe = where(keep, t, 0).to(kInt64);  // a valid index where ignored
-  Tensor picked = gather(x, 1, safe.unsqueeze(1)).squeeze(1);
-  Tensor w =
-      weight.defined()
-          ? where(keep, index_select(weight, 0, safe.reshape({-1})).reshape(safe.sizes()), 0.0)
-          : where(keep, 1.0, 0.0).to(x.dtype());
-  return {where(keep, picked, 0.0), w};
+  Tensor picked = where(keep, gather(x, 1, safe.unsqueeze(1)).squeeze(1), 0.0);
+  Tensor keep_f = keep.to(x.dtype());
+  return {picked, weight.defined() ? class_weights(safe) * keep_f : keep_f, keep_f};
 }
 
 // x [N, C, d...] or [C] (no batch), targets to match.
@@ -110,9 +122,10 @@ Tensor nll_loss(const Tensor& lp, const Tensor& targets, const Tensor& weight, i
   OpContext ctx("nll_loss");
   check_floating(lp, "nll_loss", "input (log-probabilities)");
   auto [x, t] = with_batch(lp, targets, "nll_loss");
+  check_weight(weight, x.size(1), "nll_loss");
   ClassPick p = pick_classes(x, t, weight, ignore_index, "nll_loss");
-  Tensor loss = -(p.picked * p.w);
-  if (reduction == Reduction::Mean) return loss.sum() / p.w.sum();
+  Tensor loss = p.losses();
+  if (reduction == Reduction::Mean) return p.mean(loss);
   Tensor r = reduce(loss, reduction, "nll_loss");
   return lp.dim() == 1 && reduction == Reduction::None ? r.squeeze(0) : r;
 }
@@ -125,8 +138,8 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, const Tensor& 
            "cross_entropy: label_smoothing must be in [0, 1], got ", smoothing);
   auto [x, t] = with_batch(logits, targets, "cross_entropy");
   const int64_t c = x.size(1);
-  Tensor lsm = log_softmax(x, 1);
   check_weight(weight, c, "cross_entropy");
+  Tensor lsm = log_softmax(x, 1);
   std::vector<int64_t> wshape(static_cast<size_t>(x.dim()), 1);
   wshape[1] = c;
   Tensor wc = weight.defined() ? weight.reshape(wshape) : Tensor();
@@ -139,14 +152,14 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, const Tensor& 
     return logits.dim() == 1 && reduction == Reduction::None ? r.squeeze(0) : r;
   }
   ClassPick p = pick_classes(lsm, t, weight, ignore_index, "cross_entropy");
-  Tensor loss = -(p.picked * p.w);
+  Tensor loss = p.losses();
   if (smoothing > 0) {
     // Each sample also pays smoothing / C of the (weighted) log-probability of every class.
-    Tensor keep = (t != ignore_index).to(x.dtype());
     Tensor all = wc.defined() ? (lsm * wc).sum(1) : lsm.sum(1);
-    loss = loss * (1.0 - smoothing) - all * keep * (smoothing / static_cast<double>(c));
+    if (p.keep.defined()) all = all * p.keep;
+    loss = loss * (1.0 - smoothing) - all * (smoothing / static_cast<double>(c));
   }
-  if (reduction == Reduction::Mean) return loss.sum() / p.w.sum();
+  if (reduction == Reduction::Mean) return p.mean(loss);
   Tensor r = reduce(loss, reduction, "cross_entropy");
   return logits.dim() == 1 && reduction == Reduction::None ? r.squeeze(0) : r;
 }
