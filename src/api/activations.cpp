@@ -8,9 +8,6 @@
 #include "core/shape.h"
 
 namespace lt {
-namespace {
-Tensor as_float(const Tensor& t) { return is_floating(t.dtype()) ? t : t.to(kFloat32); }
-}  // namespace
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
   OpContext ctx("leaky_relu");
@@ -56,7 +53,7 @@ Tensor relu6(const Tensor& x) { return hardtanh(x, 0.0, 6.0); }
 
 Tensor hardsigmoid(const Tensor& x) {
   OpContext ctx("hardsigmoid");
-  return (as_float(x) + 3.0).clamp(0.0, 6.0) / 6.0;
+  return (x + 3.0).clamp(0.0, 6.0) / 6.0;
 }
 
 Tensor hardswish(const Tensor& x) {
@@ -87,17 +84,15 @@ Tensor softmin(const Tensor& x, int64_t dim) { return softmax(-x, dim); }
 
 Tensor feature_dropout(const Tensor& x, double p, bool train) {
   OpContext ctx("dropout2d");
-  LT_CHECK(p >= 0 && p <= 1, "dropout2d: probability must be in [0, 1], got ", p);
   LT_CHECK(x.dim() >= 2, "dropout2d: expected an input [N, C, ...] or [C, ...], got shape ",
            shape_str(x.sizes()));
-  if (!train || p == 0) return x;
-  if (p == 1) return x * 0.0;
-  // One draw per (sample, channel), broadcast over the feature dims.
+  // dropout() of a ones tensor with one element per (sample, channel) gives the channel scales
+  // (0 or 1 / (1 - p)), broadcast over the feature dims; it also checks p.
   std::vector<int64_t> mask_shape = x.sizes().vec();
   const size_t keep_dims = x.dim() == 3 ? 1 : 2;  // [C, H, W] has no batch dim
   for (size_t i = keep_dims; i < mask_shape.size(); ++i) mask_shape[i] = 1;
-  Tensor keep = rand(mask_shape, TensorOptions().device(x.device())) >= p;
-  return where(keep, x / (1.0 - p), 0.0);
+  Tensor scale = dropout(ones(mask_shape, x.options()), p, train);
+  return train && p != 0 ? x * scale : x;
 }
 
 Tensor dropout2d(const Tensor& x, double p, bool train) { return feature_dropout(x, p, train); }

@@ -12,9 +12,13 @@ namespace {
 // U(-bound, bound): PyTorch's kaiming_uniform_(a = sqrt(5)) for weights and its bias init
 // both come to bound = 1 / sqrt(fan_in).
 Tensor uniform(IntList sizes, double bound) { return (rand(sizes) * 2.0 - 1.0) * bound; }
-// Gives a registered parameter new values, keeping its identity (optimizers that hold it still
-// see it) and its device.
-void set_param(Tensor& p, const Tensor& v) { p.set_data(v.to(p.device())); }
+// New U(-bound, bound) values for a weight and its bias (if any), drawn in that order, keeping
+// the parameters' identity (optimizers that hold them still see them) and device.
+void reset_uniform(Tensor& weight, Tensor& bias, double bound) {
+  NoGradGuard g;
+  for (Tensor* p : {&weight, &bias})
+    if (p->defined()) p->set_data(uniform(p->sizes(), bound).to(p->device()));
+}
 }  // namespace
 
 LinearImpl::LinearImpl(const LinearOptions& o) : options(o) {
@@ -25,11 +29,7 @@ LinearImpl::LinearImpl(const LinearOptions& o) : options(o) {
   reset_parameters();
 }
 void LinearImpl::reset_parameters() {
-  const auto& o = options;
-  double bound = 1.0 / std::sqrt(static_cast<double>(o.in_features()));
-  NoGradGuard g;
-  set_param(weight, uniform({o.out_features(), o.in_features()}, bound));
-  if (o.bias()) set_param(bias, uniform({o.out_features()}, bound));
+  reset_uniform(weight, bias, 1.0 / std::sqrt(static_cast<double>(options.in_features())));
 }
 Tensor LinearImpl::forward(const Tensor& x) { return linear(x, weight, bias); }
 void LinearImpl::pretty_print(std::ostream& os) const {
@@ -50,13 +50,8 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& o) : options(o) {
   reset_parameters();
 }
 void Conv2dImpl::reset_parameters() {
-  const auto& o = options;
-  const auto& k = o.kernel_size();
-  int64_t fan_in = o.in_channels() / o.groups() * k[0] * k[1];
-  double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  NoGradGuard g;
-  set_param(weight, uniform({o.out_channels(), o.in_channels() / o.groups(), k[0], k[1]}, bound));
-  if (o.bias()) set_param(bias, uniform({o.out_channels()}, bound));
+  const int64_t fan_in = weight.numel() / weight.size(0);  // in_channels / groups * kh * kw
+  reset_uniform(weight, bias, 1.0 / std::sqrt(static_cast<double>(fan_in)));
 }
 Tensor Conv2dImpl::forward(const Tensor& x) {
   const auto& o = options;
@@ -153,13 +148,17 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings,
 }
 
 Tensor DropoutImpl::forward(const Tensor& x) {
-  Tensor y = dropout(x, options.p(), is_training());
-  return options.inplace() && is_training() ? x.copy_(y) : y;
+  return functional::dropout(x, functional::DropoutFuncOptions()
+                                    .p(options.p())
+                                    .training(is_training())
+                                    .inplace(options.inplace()));
 }
 
 Tensor Dropout2dImpl::forward(const Tensor& x) {
-  Tensor y = dropout2d(x, options.p(), is_training());
-  return options.inplace() && is_training() ? x.copy_(y) : y;
+  return functional::dropout2d(x, functional::Dropout2dFuncOptions()
+                                      .p(options.p())
+                                      .training(is_training())
+                                      .inplace(options.inplace()));
 }
 
 Tensor UnflattenImpl::forward(const Tensor& x) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lt/nn/functional.h"
 #include "lt/nn/module.h"
 #include "lt/nn/options.h"
 #include "lt/ops.h"
@@ -151,9 +152,7 @@ class MaxPool2dImpl : public Module {
  public:
   explicit MaxPool2dImpl(const MaxPool2dOptions& o) : options(o) {}
   explicit MaxPool2dImpl(ExpandingArray<2> kernel) : MaxPool2dImpl(MaxPool2dOptions(kernel)) {}
-  Tensor forward(const Tensor& x) {
-    return max_pool2d(x, options.kernel_size(), options.stride(), options.padding());
-  }
+  Tensor forward(const Tensor& x) { return functional::max_pool2d(x, options); }
   std::string name() const override { return "MaxPool2d"; }
   MaxPool2dOptions options;
 };
@@ -163,9 +162,7 @@ class AvgPool2dImpl : public Module {
  public:
   explicit AvgPool2dImpl(const AvgPool2dOptions& o) : options(o) {}
   explicit AvgPool2dImpl(ExpandingArray<2> kernel) : AvgPool2dImpl(AvgPool2dOptions(kernel)) {}
-  Tensor forward(const Tensor& x) {
-    return avg_pool2d(x, options.kernel_size(), options.stride(), options.padding());
-  }
+  Tensor forward(const Tensor& x) { return functional::avg_pool2d(x, options); }
   std::string name() const override { return "AvgPool2d"; }
   AvgPool2dOptions options;
 };
