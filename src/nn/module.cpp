@@ -10,8 +10,8 @@
 namespace lt::nn {
 
 namespace {
-using Slots = std::vector<std::pair<std::string, std::unique_ptr<Tensor>>>;
-
+// A new parameter, buffer or submodule name: non-empty, no '.', not yet among `slots`.
+template <typename Slots>
 void check_name(const Module& m, const char* kind, const std::string& n, const Slots& slots) {
   LT_CHECK(!n.empty() && n.find('.') == std::string::npos, m.name(), ": ", kind, " name '", n,
            "' must be non-empty and contain no '.'");
@@ -35,10 +35,7 @@ Tensor& Module::register_buffer(const std::string& bname, Tensor t) {
 
 void Module::check_child_name(const std::string& n, bool non_null) const {
   LT_CHECK(non_null, name(), ": register_module('", n, "') was given an empty module");
-  LT_CHECK(!n.empty() && n.find('.') == std::string::npos, name(), ": submodule name '", n,
-           "' must be non-empty and contain no '.'");
-  for (const auto& [k, m] : children_)
-    LT_CHECK(k != n, name(), ": a submodule named '", n, "' is already registered");
+  check_name(*this, "submodule", n, children_);
 }
 
 void Module::replace_child(const std::string& n, std::shared_ptr<Module> m) {
@@ -110,16 +107,12 @@ OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(const st
              "shared_ptr (a holder); call them with include_self = false");
     r.insert(prefix, self);
   }
-  // Depth first, children after their parent, names dotted from `prefix`.
-  std::function<void(const std::string&, const Module&)> walk = [&](const std::string& p,
-                                                                    const Module& m) {
-    for (auto& [n, c] : m.children_) {
-      std::string full = p.empty() ? n : p + "." + n;
-      r.insert(full, c);
-      walk(full, *c);
-    }
-  };
-  walk(prefix, *this);
+  // Depth first, children after their parent (each owned by its parent's shared_ptr).
+  apply(
+      [&](const std::string& n, Module& m) {
+        if (&m != this) r.insert(n, m.shared_from_this());
+      },
+      prefix);
   return r;
 }
 
@@ -165,11 +158,10 @@ void Module::train(bool on) {
 void Module::zero_grad(bool set_to_none) {
   NoGradGuard g;
   for (Tensor t : parameters()) {
-    Tensor& grad = t.mutable_grad();
-    if (set_to_none || !grad.defined())
-      grad = Tensor();
-    else
-      grad = zeros_like(grad);
+    if (set_to_none)
+      t.mutable_grad() = Tensor();
+    else if (t.grad().defined())
+      t.mutable_grad().zero_();
   }
 }
 
