@@ -1,32 +1,15 @@
 // DataLoader: seeded per-epoch shuffles and batches gathered by copying whole rows.
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <numeric>
-#include <random>
 
 #include "core/check.h"
 #include "core/shape.h"
+#include "data/shuffle.h"
 #include "eager/tensor_util.h"
 #include "lt/data.h"
 
 namespace lt::data {
-namespace {
-
-// Uniform in [0, bound) by rejection. std::shuffle and std::uniform_int_distribution are
-// implementation-defined, so libstdc++ and libc++ would shuffle differently for one seed; this
-// keeps an epoch's order a function of (seed, epoch) alone.
-uint64_t uniform_below(std::mt19937_64& rng, uint64_t bound) {
-  const uint64_t limit =
-      std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % bound;
-  uint64_t x;
-  do {
-    x = rng();
-  } while (x >= limit);
-  return x % bound;
-}
-
-}  // namespace
 
 DataLoader::DataLoader(const Dataset& dataset, int64_t batch_size, bool shuffle, uint64_t seed,
                        bool drop_last)
@@ -64,9 +47,7 @@ void DataLoader::reshuffle() {
   order_.resize(static_cast<size_t>(n_));
   std::iota(order_.begin(), order_.end(), int64_t{0});
   if (!shuffle_) return;
-  std::mt19937_64 rng(seed_ + static_cast<uint64_t>(epoch_));
-  for (size_t i = order_.size() - 1; i > 0; --i)
-    std::swap(order_[i], order_[uniform_below(rng, i + 1)]);
+  seeded_shuffle(order_, seed_ + static_cast<uint64_t>(epoch_));
 }
 
 Batch DataLoader::batch(int64_t i) const {

@@ -3,32 +3,15 @@
 #include <filesystem>
 #include <limits>
 #include <numeric>
-#include <random>
 
 #include "core/check.h"
 #include "core/shape.h"
+#include "data/shuffle.h"
 #include "lt/data.h"
 #include "lt/ops.h"
 
 namespace lt::data {
 namespace {
-
-// Uniform in [0, bound) by rejection, so that an order is a function of the seed alone (not of
-// the standard library's distributions).
-uint64_t below(std::mt19937_64& rng, uint64_t bound) {
-  const uint64_t top = std::numeric_limits<uint64_t>::max();
-  const uint64_t limit = top - top % bound;
-  uint64_t x;
-  do {
-    x = rng();
-  } while (x >= limit);
-  return x % bound;
-}
-
-void shuffle(std::vector<size_t>& v, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[below(rng, i)]);
-}
 
 std::optional<std::vector<size_t>> take(const std::vector<size_t>* order, size_t size,
                                         size_t& index, size_t n) {
@@ -123,7 +106,7 @@ void RandomSampler::reset(std::optional<size_t> new_size) {
   // The permutation's seed comes from lt's generator, so manual_seed() fixes every epoch.
   const auto seed = static_cast<uint64_t>(
       lt::randint(0, std::numeric_limits<int64_t>::max(), {1}).item<int64_t>());
-  shuffle(order_, seed);
+  seeded_shuffle(order_, seed);
   index_ = 0;
 }
 std::optional<std::vector<size_t>> RandomSampler::next(size_t n) {
@@ -141,7 +124,7 @@ void DistributedSampler::reset(std::optional<size_t> new_size) {
   if (new_size) size_ = *new_size;
   std::vector<size_t> all(size_);
   std::iota(all.begin(), all.end(), size_t{0});
-  if (shuffle_) shuffle(all, seed_ + epoch_);
+  if (shuffle_) seeded_shuffle(all, seed_ + epoch_);
   const size_t per = (size_ + replicas_ - 1) / replicas_;
   mine_.clear();
   for (size_t i = 0; i < per && size_ > 0; ++i)
