@@ -15,6 +15,8 @@ mlir::Value zero_passes(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, m
 // them); other types: math.exp / math.log.
 mlir::Value exp_f32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x);
 mlir::Value log_f32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x);
+// float32 erf that reaches +-1 where libm does (MLIR's approximation saturates early).
+mlir::Value erf_f32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x);
 // float32 tanh that leaves +-1 where libm does (MLIR's approximation saturates at 7.905).
 mlir::Value tanh_f32(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x);
 // expm1 / log1p accurate to a few ulp for every argument, -0 and tiny ones included (float64:

@@ -289,7 +289,8 @@ class Lowering {
           return arith::SelectOp::create(b, loc_, lt0, fconst(b, ct, 0.0), x[0]);
         }
         return arith::MaxSIOp::create(b, loc_, x[0], iconst(b, ct, 0));
-      case OpKind::Erf: return zero_passes(b, loc_, x[0], math::ErfOp::create(b, loc_, x[0]));
+      case OpKind::Erf:
+        return zero_passes(b, loc_, x[0], erf_f32(b, loc_, x[0]));
       case OpKind::Atan: return math::AtanOp::create(b, loc_, x[0]);
       case OpKind::Sign: {
         Value pos = fl ? Value(arith::CmpFOp::create(b, loc_, P::OGT, x[0], fconst(b, ct, 0)))
