@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -133,23 +134,36 @@ TEST_P(MathUlp, CompiledWithinBoundOfEager) {
   lt::set_lazy_backend(before);
 }
 
+// Every 8th float in [lo, hi] and its negation.
+std::vector<float> every_8th_float(float lo, float hi) {
+  std::vector<float> xs;
+  for (float v = lo; v <= hi;) {
+    xs.push_back(v);
+    xs.push_back(-v);
+    for (int i = 0; i < 8; ++i) v = std::nextafter(v, hi + 1);
+  }
+  return xs;
+}
+
+// f(xs) on cpu and on the lazy device.
+template <typename F>
+std::pair<std::vector<float>, std::vector<float>> eager_and_lazy(const std::vector<float>& xs,
+                                                                 F f) {
+  lt::Tensor x = lt::tensor(xs, {static_cast<int64_t>(xs.size())});
+  return {f(x).template to_vector<float>(),
+          f(x.to(lt::Device("lazy"))).template to_vector<float>()};
+}
+
 // float32 tanh where it nears +-1: MLIR's approximation returned exactly 1 from 7.905 on, where
 // libm still gives 1 - 2.4e-7 at 8, so 1 - tanh(x) was 0 on lazy (the fuzzer's find). Every
 // 8th float in [6.5, 9.5] and its negation, checked as tanh and as 1 - |tanh|.
 TEST(MathUlp, TanhNearSaturationFollowsEager) {
   const std::string before = lt::lazy_backend();
   lt::set_lazy_backend("mlir");
-  std::vector<float> xs;
-  for (float v = 6.5f; v <= 9.5f;) {
-    xs.push_back(v);
-    xs.push_back(-v);
-    for (int i = 0; i < 8; ++i) v = std::nextafter(v, 10.0f);
-  }
+  const std::vector<float> xs = every_8th_float(6.5f, 9.5f);
   check_op({"tanh", [](const lt::Tensor& t) { return t.tanh(); }, 2}, xs, ulps, "f32");
-  lt::Tensor x = lt::tensor(xs, {static_cast<int64_t>(xs.size())});
-  const auto gap = [](const lt::Tensor& t) { return 1.0f - t.tanh().abs(); };
-  const std::vector<float> want = gap(x).to_vector<float>();
-  const std::vector<float> got = gap(x.to(lt::Device("lazy"))).to_vector<float>();
+  const auto [want, got] =
+      eager_and_lazy(xs, [](const lt::Tensor& t) { return 1.0f - t.tanh().abs(); });
   for (size_t i = 0; i < xs.size(); ++i)
     ASSERT_NEAR(got[i], want[i], 1.5e-7f) << "1 - |tanh(" << xs[i] << ")|";
   lt::set_lazy_backend(before);
@@ -162,24 +176,16 @@ TEST(MathUlp, TanhNearSaturationFollowsEager) {
 TEST(MathUlp, ErfNearSaturationFollowsEager) {
   const std::string before = lt::lazy_backend();
   lt::set_lazy_backend("mlir");
-  std::vector<float> xs;
-  for (float v = 1.5f; v <= 4.5f;) {
-    xs.push_back(v);
-    xs.push_back(-v);
-    for (int i = 0; i < 8; ++i) v = std::nextafter(v, 10.0f);
-  }
+  const std::vector<float> xs = every_8th_float(1.5f, 4.5f);
   check_op({"erf", [](const lt::Tensor& t) { return t.erf(); }, 1}, xs, ulps, "f32");
-  lt::Tensor x = lt::tensor(xs, {static_cast<int64_t>(xs.size())});
-  const auto gap = [](const lt::Tensor& t) { return 1.0f - t.erf().abs(); };
-  const std::vector<float> want = gap(x).to_vector<float>();
-  const std::vector<float> got = gap(x.to(lt::Device("lazy"))).to_vector<float>();
+  const auto [want, got] =
+      eager_and_lazy(xs, [](const lt::Tensor& t) { return 1.0f - t.erf().abs(); });
   for (size_t i = 0; i < xs.size(); ++i)
     ASSERT_EQ(got[i] == 0, want[i] == 0)
         << "1 - |erf(" << xs[i] << ")|: eager " << want[i] << ", compiled " << got[i];
   // gelu's negative tail (x = -3 - 2.375 as the fuzzer wrote it).
-  lt::Tensor g = lt::tensor(std::vector<float>{-5.375f, -5.0f, -4.5f});
-  const std::vector<float> ge = g.gelu().to_vector<float>();
-  const std::vector<float> gl = g.to(lt::Device("lazy")).gelu().to_vector<float>();
+  const auto [ge, gl] =
+      eager_and_lazy({-5.375f, -5.0f, -4.5f}, [](const lt::Tensor& t) { return t.gelu(); });
   for (size_t i = 0; i < ge.size(); ++i)
     EXPECT_EQ(gl[i] == 0, ge[i] == 0) << "gelu: eager " << ge[i] << ", compiled " << gl[i];
   lt::set_lazy_backend(before);

@@ -148,24 +148,19 @@ class UnflattenImpl : public Module {
 };
 LT_MODULE(Unflatten);
 
-class MaxPool2dImpl : public Module {
- public:
-  explicit MaxPool2dImpl(const MaxPool2dOptions& o) : options(o) {}
-  explicit MaxPool2dImpl(ExpandingArray<2> kernel) : MaxPool2dImpl(MaxPool2dOptions(kernel)) {}
-  Tensor forward(const Tensor& x) { return functional::max_pool2d(x, options); }
-  std::string name() const override { return "MaxPool2d"; }
-  MaxPool2dOptions options;
-};
-LT_MODULE(MaxPool2d);
-
-class AvgPool2dImpl : public Module {
- public:
-  explicit AvgPool2dImpl(const AvgPool2dOptions& o) : options(o) {}
-  explicit AvgPool2dImpl(ExpandingArray<2> kernel) : AvgPool2dImpl(AvgPool2dOptions(kernel)) {}
-  Tensor forward(const Tensor& x) { return functional::avg_pool2d(x, options); }
-  std::string name() const override { return "AvgPool2d"; }
-  AvgPool2dOptions options;
-};
-LT_MODULE(AvgPool2d);
+// MaxPool2d and AvgPool2d: F::fn(x, options).
+#define LT_NN_POOL2D(Name, fn)                                                           \
+  class Name##Impl : public Module {                                                     \
+   public:                                                                               \
+    explicit Name##Impl(const Name##Options& o) : options(o) {}                          \
+    explicit Name##Impl(ExpandingArray<2> kernel) : Name##Impl(Name##Options(kernel)) {} \
+    Tensor forward(const Tensor& x) { return functional::fn(x, options); }               \
+    std::string name() const override { return #Name; }                                  \
+    Name##Options options;                                                               \
+  };                                                                                     \
+  LT_MODULE(Name)
+LT_NN_POOL2D(MaxPool2d, max_pool2d);
+LT_NN_POOL2D(AvgPool2d, avg_pool2d);
+#undef LT_NN_POOL2D
 
 }  // namespace lt::nn
