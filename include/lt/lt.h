@@ -2,6 +2,7 @@
 #pragma once
 #include "lt/array_ref.h"
 #include "lt/autograd.h"
+#include "lt/autograd_function.h"
 #include "lt/data.h"
 #include "lt/device.h"
 #include "lt/dist.h"
@@ -9,6 +10,7 @@
 #include "lt/env.h"
 #include "lt/error.h"
 #include "lt/indexing.h"
+#include "lt/ivalue.h"
 #include "lt/lazy.h"
 #include "lt/memory.h"
 #include "lt/nn/functional.h"

@@ -26,10 +26,14 @@ Tensor tensor(const TensorData& data, const TensorOptions& o = {});
 // t converted to o's dtype and device, and a leaf requiring grad if o says so.
 Tensor with_tensor_options(Tensor t, const TensorOptions& o);
 // A vector of values with options, as libtorch's tensor(ArrayRef<T>, options): T's dtype
-// unless o sets one. (A template in O, so that tensor(data, {0}) stays the sizes overload.)
-template <typename T, typename O, std::enable_if_t<std::is_same_v<O, TensorOptions>, int> = 0>
+// unless o sets one; a dtype or a device alone is options too. (A template in O, so that
+// tensor(data, {0}) stays the sizes overload.)
+template <typename T, typename O,
+          std::enable_if_t<std::is_same_v<O, TensorOptions> || std::is_same_v<O, Dtype> ||
+                               std::is_same_v<O, Device>,
+                           int> = 0>
 Tensor tensor(const std::vector<T>& data, const O& o) {
-  return with_tensor_options(tensor<T>(data), o);
+  return with_tensor_options(tensor<T>(data), TensorOptions(o));
 }
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& o = {});
 Tensor empty(IntList sizes, const TensorOptions& o = {});

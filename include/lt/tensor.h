@@ -23,6 +23,9 @@ struct TensorImpl;
 namespace indexing {
 class TensorIndex;
 }
+namespace autograd {
+class Node;
+}
 
 class Tensor {
  public:
@@ -259,11 +262,23 @@ class Tensor {
   bool requires_grad() const;
   bool is_leaf() const;
   // Reverse-mode gradients of this tensor (a scalar, or with `gradient` of its shape) into the
-  // .grad() of every leaf that requires grad.
-  void backward(const Tensor& gradient = {}) const;
+  // .grad() of every leaf that requires grad (and of tensors that called retain_grad()). Without
+  // retain_graph (default: create_graph) the values saved for the gradient are freed, and a
+  // second backward through the same ops is an error, as in libtorch; create_graph records the
+  // backward computation, for higher-order gradients.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  // The backward node that produced this tensor; null for leaves and tensors without history.
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  // Makes backward() fill .grad() of this non-leaf tensor too.
+  const Tensor& retain_grad() const;
+  bool retains_grad() const;
+  uint32_t output_nr() const;  // which output of grad_fn() this tensor is
+  int64_t _version() const;    // in-place writes so far to this tensor and its views
   Tensor grad() const;     // undefined until a backward reaches this leaf
   Tensor& mutable_grad();  // e.g. t.mutable_grad() = Tensor() to drop it
   Tensor detach() const;   // same data, no history
+  Tensor& detach_() const;  // drops this tensor's history in place (a leaf, not requiring grad)
   Tensor data() const { return detach(); }  // libtorch's .data(): the values, no history
   Tensor& set_requires_grad(bool r) const { return requires_grad_(r); }
   // Makes this tensor (and every handle on it) hold new_data's value, device and dtype,

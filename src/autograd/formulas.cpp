@@ -33,22 +33,22 @@ Tensor unreduce(const Tensor& g, const GradFn& f) {
   for (int64_t d : r.dims) keep[d] = 1;
   return g.reshape(keep).expand(f.in_sizes[0]);
 }
-Tensor unreduce_out(const GradFn& f) {  // the saved output, shaped to broadcast against x
+// The saved output y, shaped to broadcast against x.
+Tensor unreduce_out(const GradFn& f, const Tensor& y) {
   const ReduceAttrs r = ReduceAttrs::of(f.attrs);
-  if (r.keepdim || f.in_sizes[0].size() == f.out_sizes.size()) return f.out;
+  if (r.keepdim || f.in_sizes[0].size() == f.out_sizes.size()) return y;
   Dims keep = f.in_sizes[0];
   for (int64_t d : r.dims) keep[d] = 1;
-  return f.out.reshape(keep);
+  return y.reshape(keep);
 }
 
 Tensor slice_scatter(const Tensor& base, const Tensor& src, const OpAttrs& a);
 
 }  // namespace
 
-std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
-  const std::vector<Tensor>& s = f.saved;
+std::vector<Tensor> apply_formula(const GradFn& f, const std::vector<Tensor>& s, const Tensor& y,
+                                  const Tensor& g) {
   const OpAttrs& a = f.attrs;
-  const Tensor& y = f.out;
   auto in_dtype = [&](size_t i) { return f.in_dtypes[i]; };
   auto fit = [&](const Tensor& t, size_t i) {  // broadcast-reduce and cast to input i
     return as_dtype(sum_to(t, f.in_sizes[i]), in_dtype(i));
@@ -75,8 +75,12 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
     // ---- binary
     case K::Add: return {fit(g, 0), fit(g, 1)};
     case K::Sub: return {fit(g, 0), fit(-g, 1)};
-    case K::Mul: return {fit(g * s[1], 0), fit(g * s[0], 1)};
-    case K::Div: return {fit(g / s[1], 0), fit(-g * s[0] / (s[1] * s[1]), 1)};
+    // A factor not saved (record.cpp: saved_is_used) belongs to an input needing no gradient.
+    case K::Mul:
+      return {s[1].defined() ? fit(g * s[1], 0) : Tensor(),
+              s[0].defined() ? fit(g * s[0], 1) : Tensor()};
+    case K::Div:
+      return {fit(g / s[1], 0), s[0].defined() ? fit(-g * s[0] / (s[1] * s[1]), 1) : Tensor()};
     case K::Pow: {
       Tensor ga = g * s[1] * pow(s[0], s[1] - 1.0);
       Tensor gb = g * y * log(where(s[0] > 0.0, s[0], 1.0));
@@ -103,7 +107,7 @@ std::vector<Tensor> apply_formula(const GradFn& f, const Tensor& g) {
     }
     case K::Amax:
     case K::Amin: {  // evenly among the elements that attain the extreme
-      Tensor mask = (s[0] == unreduce_out(f)).to(g.dtype());
+      Tensor mask = (s[0] == unreduce_out(f, y)).to(g.dtype());
       Tensor count = mask.sum(IntList(ReduceAttrs::of(a).dims), true);
       return {unreduce(g, f) * mask / count};
     }

@@ -1,5 +1,7 @@
 // Recording backward nodes (the hooks every op calls), the tensor-level autograd methods and
 // grad mode.
+#include <cctype>
+
 #include "autograd/autograd.h"
 #include "core/check.h"
 #include "core/shape.h"
@@ -23,11 +25,13 @@ bool needed(ArrayRef<Tensor> in) {
   return false;
 }
 
-Edge edge_of(const Tensor& t) {
-  Meta* m = meta_of(t);
-  if (!m || !m->requires_grad) return {};
-  if (m->grad_fn) return {m->grad_fn, nullptr};
-  return {nullptr, t.impl_ptr()};
+// Whether the formula reads input i for a gradient that is wanted: a product's factor is read
+// only for the other factor's gradient, a quotient's numerator only for the divisor's (so x * 2
+// keeps nothing of x alive, and a second backward through it needs no retain_graph).
+bool saved_is_used(const GradFn& fn, size_t i) {
+  if (fn.op == OpKind::Mul) return fn.next[1 - i].active();
+  if (fn.op == OpKind::Div && i == 0) return fn.next[1].active();
+  return true;
 }
 
 void record(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const Tensor& out) {
@@ -38,13 +42,15 @@ void record(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const Tensor& out)
   fn->out_sizes = Dims(out.sizes());
   fn->out_dtype = out.dtype();
   bool any = false;
-  for (size_t i = 0; i < in.size(); ++i) {
-    const Tensor& t = in[i];
+  for (const Tensor& t : in) {
     fn->next.push_back(t.defined() && is_floating(t.dtype()) ? edge_of(t) : Edge{});
     any = any || fn->next.back().active();
     fn->in_sizes.push_back(t.defined() ? Dims(t.sizes()) : Dims());
     fn->in_dtypes.push_back(t.defined() ? t.dtype() : kFloat32);
-    bool keep = t.defined() && formula_reads(op, static_cast<int>(i));
+  }
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Tensor& t = in[i];
+    bool keep = t.defined() && formula_reads(op, static_cast<int>(i)) && saved_is_used(*fn, i);
     fn->saved.push_back(keep ? detached(t) : Tensor());
     fn->saved_version.push_back(keep ? t.impl()->version_counter()->value : 0);
   }
@@ -83,6 +89,37 @@ const bool g_installed = [] {
 
 }  // namespace
 
+Edge edge_of(const Tensor& t) {
+  Meta* m = meta_of(t);
+  if (!m || !m->requires_grad) return {};
+  if (m->grad_fn) return {m->grad_fn, nullptr, m->output_nr};
+  return {nullptr, t.impl_ptr(), 0};
+}
+
+Tensor with_history(const Tensor& t, std::shared_ptr<GradFn> fn, uint32_t output_nr) {
+  Tensor r = detached(t);
+  Meta& m = ensure_meta(r);
+  m.requires_grad = true;
+  m.grad_fn = std::move(fn);
+  m.output_nr = output_nr;
+  return r;
+}
+
+std::string GradFn::name() const {
+  if (custom) return custom_name(*this);
+  std::string r;
+  bool up = true;
+  for (const char* c = op_name(op); *c; ++c) {
+    if (*c == '_') {
+      up = true;
+      continue;
+    }
+    r += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(*c))) : *c;
+    up = false;
+  }
+  return r + "Backward0";
+}
+
 Meta* meta_of(const Tensor& t) { return static_cast<Meta*>(t.impl()->autograd.get()); }
 
 Meta& ensure_meta(const Tensor& t) {
@@ -99,6 +136,7 @@ Tensor detached(const Tensor& t) {
   impl->numel = s.numel;
   impl->dtype = s.dtype;
   impl->device = s.device;
+  impl->wrapped_number = s.wrapped_number;
   impl->storage = s.storage;
   if (s.lazy) impl->lazy = s.lazy->clone();
   impl->version = t.impl()->version_counter();
@@ -140,6 +178,45 @@ Tensor Tensor::grad() const {
 Tensor& Tensor::mutable_grad() { return autograd::ensure_meta(*this).grad; }
 
 Tensor Tensor::detach() const { return autograd::detached(*this); }
+
+Tensor& Tensor::detach_() const {
+  Tensor& self = const_cast<Tensor&>(*this);  // const as libtorch's: it changes the tensor
+  if (autograd::Meta* m = autograd::meta_of(*this)) {
+    m->grad_fn = nullptr;
+    m->requires_grad = false;
+    m->retains_grad = false;
+  }
+  return self;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  autograd::Meta* m = autograd::meta_of(*this);
+  return m ? m->grad_fn : nullptr;
+}
+
+const Tensor& Tensor::retain_grad() const {
+  autograd::Meta* m = autograd::meta_of(*this);
+  LT_CHECK(m && m->requires_grad, "retain_grad: the tensor (shape ", shape_str(sizes()),
+           ") does not require grad");
+  if (!m->grad_fn || m->retains_grad) return *this;  // a leaf keeps its .grad anyway
+  m->retains_grad = true;
+  auto& slots = m->grad_fn->retained;
+  if (slots.size() <= m->output_nr) slots.resize(m->output_nr + 1);
+  slots[m->output_nr] = impl()->autograd;
+  return *this;
+}
+
+bool Tensor::retains_grad() const {
+  autograd::Meta* m = autograd::meta_of(*this);
+  return m && m->retains_grad;
+}
+
+uint32_t Tensor::output_nr() const {
+  autograd::Meta* m = autograd::meta_of(*this);
+  return m ? m->output_nr : 0;
+}
+
+int64_t Tensor::_version() const { return impl()->version ? impl()->version->value : 0; }
 
 void Tensor::set_data(const Tensor& new_data) {
   LT_CHECK(defined() && new_data.defined(), "set_data: undefined tensor");

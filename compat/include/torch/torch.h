@@ -1,8 +1,8 @@
 // The drop-in header of lazytensor::torch: a libtorch C++ program that includes <torch/torch.h>
 // compiles against lazytensor unchanged. The namespaces torch, at and c10 (and torch::nn,
-// torch::nn::functional, torch::optim, torch::autograd, torch::data) name lt's types and
-// functions; choose the lazy device with torch::Device(torch::kLazy) or torch::Device("lazy").
-// Differences from libtorch are listed in README.md ("libtorch programs").
+// torch::nn::functional, torch::optim, torch::autograd with custom Functions, torch::data) name
+// lt's types and functions; choose the lazy device with torch::Device(torch::kLazy) or
+// torch::Device("lazy"). Differences from libtorch are listed in README.md ("libtorch programs").
 #pragma once
 #include <c10/util/irange.h>
 #include <lt/lt.h>
@@ -17,6 +17,7 @@ using lt::ArrayRef;
 using lt::Device;
 using lt::DeviceType;
 using lt::IntArrayRef;
+using lt::IValue;
 using lt::Layout;
 using lt::Scalar;
 using lt::Tensor;
@@ -64,6 +65,8 @@ namespace data {
 using namespace lt::data;
 }
 namespace autograd {
+using namespace lt::autograd;
+using lt::AutoGradMode;
 using lt::NoGradGuard;
 }
 }  // namespace torch
