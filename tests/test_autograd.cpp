@@ -94,6 +94,10 @@ TEST(Gradcheck, Binary) {
   gradcheck("maximum", [](Ts x) { return lt::maximum(x[0], x[1]); },
             {distinct(s), distinct(s, 0.05)});
   gradcheck("minimum", [](Ts x) { return x[0].minimum(x[1]); }, {distinct(s), distinct(s, 0.05)});
+  // fmod/remainder: 1 for a, -trunc(a / b) / -floor(a / b) for b (a / b well off integers).
+  gradcheck("fmod", [](Ts x) { return lt::fmod(x[0] * 4.0, x[1]); }, {rnd(s), away0(s, 0.5, 2)});
+  gradcheck("remainder", [](Ts x) { return x[0] * 4.0 % x[1]; }, {rnd(s), away0(s, 0.5, 2)});
+  gradcheck("remainder scalar", [](Ts x) { return (x[0] * 4.0).remainder(-1.5); }, {rnd(s)});
   const lt::Tensor cond = lt::tensor(std::vector<double>{1, -1, -1, 1, 1, -1}, s) > 0.0;
   gradcheck("where", [&](Ts x) { return lt::where(on(cond, x[0]), x[0], x[1]); }, {rnd(s), rnd(s)});
   gradcheck("where method", [&](Ts x) { return x[0].where(on(cond, x[0]), x[1]); },
@@ -833,6 +837,9 @@ TEST(LazyGradcheck, Primitives) {
       "pow tensor^tensor", [](Ts x) { return x[0].pow(x[1]); }, {rnd(s, 0.5, 2), rnd({3})}, kLazy);
   gradcheck(
       "maximum", [](Ts x) { return lt::maximum(x[0], x[1]); }, {distinct(s), distinct({3}, 0.05)},
+      kLazy);
+  gradcheck(
+      "remainder broadcast", [](Ts x) { return x[0] * 4.0 % x[1]; }, {rnd(s), away0({3}, 0.5, 2)},
       kLazy);
   gradcheck(
       "sum dims",

@@ -683,7 +683,7 @@ void sweep_cast(Sweep& s) {
 
 using BFn = lt::Tensor (*)(const lt::Tensor&, const lt::Tensor&);
 using BRef = double (*)(double, double);
-enum class BKind { kArith, kDiv, kPow, kCompare, kLogical };
+enum class BKind { kArith, kDiv, kPow, kCompare, kLogical, kMod };
 
 struct BinaryOp {
   const char* name;
@@ -691,6 +691,7 @@ struct BinaryOp {
   BRef ref;
   BKind kind;
   Tol (*tol)(Dtype);
+  bool primitive = true;  // a registry op (remainder is a composite of fmod)
 };
 
 double ref_add(double x, double y) { return x + y; }
@@ -700,6 +701,11 @@ double ref_div(double x, double y) { return x / y; }
 double ref_pow(double x, double y) { return std::pow(x, y); }
 double ref_max(double x, double y) {
   return std::isnan(x) || std::isnan(y) ? kNaN : std::max(x, y);
+}
+double ref_fmod(double x, double y) { return std::fmod(x, y); }
+double ref_remainder(double x, double y) {  // Python's %: the sign of the divisor
+  double r = std::fmod(x, y);
+  return r != 0 && (r < 0) != (y < 0) ? r + y : r;
 }
 double ref_min(double x, double y) {
   return std::isnan(x) || std::isnan(y) ? kNaN : std::min(x, y);
@@ -718,6 +724,8 @@ const std::vector<BinaryOp>& binary_ops() {
       {LT_BIN(pow),         ref_pow,                   kPow,     trans_tol},
       {LT_BIN(maximum),     ref_max,                   kArith,   exact_tol},
       {LT_BIN(minimum),     ref_min,                   kArith,   exact_tol},
+      {LT_BIN(fmod),        ref_fmod,                  kMod,     exact_tol},
+      {LT_BIN(remainder),   ref_remainder,             kMod,     arith_tol, false},
       {LT_BIN(eq),          LT_REF2(x == y),           kCompare, exact_tol},
       {LT_BIN(ne),          LT_REF2(x != y),           kCompare, exact_tol},
       {LT_BIN(lt),          LT_REF2(x < y),            kCompare, exact_tol},
@@ -747,6 +755,9 @@ Domain binary_domain(BKind k, Dtype t, int side) {
       return f ? Domain{-2, 2, true} : Domain{-4, 4};
     case BKind::kLogical:
       return f ? Domain{-1, 1, true} : Domain{-1, 1};
+    case BKind::kMod:  // integer divisors kept nonzero (division by zero is an error there)
+      if (side == 0) return f ? Domain{-5, 5} : Domain{-9, 9};
+      return f ? Domain{-3, 3} : Domain{1, 4};
   }
   return {};
 }
@@ -755,7 +766,7 @@ Domain binary_domain(BKind k, Dtype t, int side) {
 std::optional<Dtype> binary_out(BKind k, const char* op, Dtype ct) {
   if (k == BKind::kCompare || k == BKind::kLogical) return kB;
   if (k == BKind::kDiv && !is_float(ct)) return kF32;
-  if (std::string(op) == "sub" && ct == kB) return std::nullopt;
+  if ((std::string(op) == "sub" || k == BKind::kMod) && ct == kB) return std::nullopt;
   return ct;
 }
 Dtype binary_compute(BKind k, Dtype ct) { return k == BKind::kDiv && !is_float(ct) ? kF32 : ct; }
@@ -793,7 +804,7 @@ void sweep_binary(Sweep& s) {
         });
       }
     }
-    s.cover(op.name);
+    if (op.primitive) s.cover(op.name);
   }
   // add/sub with alpha: a + alpha * b.
   for (Dtype dt : {kF32, kF64, kI64}) {

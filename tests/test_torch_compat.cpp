@@ -256,6 +256,102 @@ TEST_P(TorchCompat, IndexingSpellings) {
   EXPECT_EQ(u.min().item<float>(), 0.0f);
 }
 
+TEST_P(TorchCompat, RemainderFollowsTheDivisorsSignAndFmodTheDividends) {
+  torch::Tensor a = torch::tensor({-7, 7, -6, 5}).to(device());
+  EXPECT_EQ((a % 3).to(torch::kCPU).tolist<int64_t>(), (std::vector<int64_t>{2, 1, 0, 2}));
+  EXPECT_EQ((a % -3).to(torch::kCPU).tolist<int64_t>(), (std::vector<int64_t>{-1, -2, 0, -1}));
+  EXPECT_EQ(a.fmod(3).to(torch::kCPU).tolist<int64_t>(), (std::vector<int64_t>{-1, 1, 0, 2}));
+  EXPECT_EQ((a % -1).to(torch::kCPU).tolist<int64_t>(), (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_EQ((a % 3).dtype(), torch::kLong);
+  torch::Tensor x = torch::tensor({-5.5, 5.5, 2.0}).to(device());
+  torch::Tensor d = torch::tensor({2.0, -2.0, 2.0}).to(device());
+  EXPECT_TRUE((x % d).allclose(torch::tensor({0.5, -0.5, 0.0}).to(device())));
+  EXPECT_TRUE(torch::fmod(x, d).allclose(torch::tensor({-1.5, 1.5, 0.0}).to(device())));
+  EXPECT_TRUE(torch::remainder(x, 2).allclose(torch::tensor({0.5, 1.5, 0.0}).to(device())));
+  EXPECT_EQ((torch::tensor({7}) % 2.5).dtype(), torch::kFloat);  // a float scalar promotes
+  // Integer division by zero, as libtorch's ZeroDivisionError; the operands stay usable.
+  EXPECT_THROW(a % torch::zeros({4}, torch::kLong).to(device()), c10::Error);
+  EXPECT_THROW(a.fmod(0), c10::Error);
+  EXPECT_THROW(torch::tensor({true}).to(device()) % torch::tensor({true}).to(device()), c10::Error);
+  EXPECT_EQ((a % 4).sum().item<int64_t>(), 1 + 3 + 2 + 1);
+}
+
+TEST_P(TorchCompat, DefaultDtypeDecidesFloatingFactories) {
+  EXPECT_EQ(torch::get_default_dtype(), torch::kFloat);
+  torch::set_default_dtype(caffe2::TypeMeta::Make<double>());
+  EXPECT_EQ(torch::get_default_dtype(), torch::kDouble);
+  EXPECT_EQ(torch::ones({2}, torch::device(device())).dtype(), torch::kDouble);
+  EXPECT_EQ(torch::tensor({1.5, 2.0}).dtype(), torch::kDouble);
+  EXPECT_EQ(torch::randn({2}).dtype(), torch::kDouble);
+  EXPECT_EQ(torch::arange(0.0, 1.0, 0.5).dtype(), torch::kDouble);
+  EXPECT_EQ((torch::tensor({1, 2}).to(device()) / 2).dtype(), torch::kDouble);
+  EXPECT_EQ(torch::tensor({1, 2}).dtype(), torch::kLong);  // integers stay int64
+  torch::nn::Linear layer(2, 3);
+  EXPECT_EQ(layer->weight.dtype(), torch::kDouble);
+  EXPECT_THROW(torch::set_default_dtype(torch::kInt), c10::Error);
+  torch::set_default_dtype(torch::kFloat);
+  EXPECT_EQ(torch::zeros({1}).dtype(), torch::kFloat);
+}
+
+TEST_P(TorchCompat, RandomFillsInPlace) {
+  torch::manual_seed(7);
+  torch::Tensor t = torch::empty({1000}, torch::device(device()));
+  t.random_(3, 9);
+  EXPECT_EQ(t.min().item<float>(), 3.0f);
+  EXPECT_EQ(t.max().item<float>(), 8.0f);
+  EXPECT_TRUE(t.eq(t.floor()).all().item<bool>());
+  torch::Tensor i = torch::zeros({1000}, torch::dtype(torch::kInt).device(device()));
+  i.random_(5);
+  EXPECT_GE(i.min().item<int>(), 0);
+  EXPECT_EQ(i.max().item<int>(), 4);
+  torch::Tensor b = torch::zeros({200}, torch::dtype(torch::kBool).device(device()));
+  b.random_();
+  EXPECT_TRUE(b.any().item<bool>());
+  EXPECT_THROW(i.random_(0, int64_t{1} << 40), c10::Error);  // beyond int32
+  EXPECT_THROW(t.random_(4, 4), c10::Error);
+  t.uniform_(-2, -1);
+  EXPECT_GE(t.min().item<float>(), -2.0f);
+  EXPECT_LT(t.max().item<float>(), -1.0f);
+  t.normal_(10, 0.5);
+  EXPECT_NEAR(t.mean().item<float>(), 10.0f, 0.1f);
+  EXPECT_NEAR(t.std().item<float>(), 0.5f, 0.05f);
+  // Seeded as the factories: the same seed gives the same draws.
+  torch::manual_seed(3);
+  torch::Tensor u = torch::empty({5}, torch::device(device())).random_(100);
+  torch::manual_seed(3);
+  torch::Tensor v = torch::empty({5}, torch::device(device())).random_(100);
+  EXPECT_TRUE(u.equal(v));
+}
+
+TEST_P(TorchCompat, ResizeKeepsLeadingElements) {
+  torch::Tensor t = torch::arange(6, torch::dtype(torch::kFloat).device(device()));
+  torch::Tensor same = t;
+  t.resize_({2, 2});
+  EXPECT_EQ(t.sizes(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(same.sizes(), (std::vector<int64_t>{2, 2}));  // every handle sees it
+  EXPECT_EQ(t.to(torch::kCPU).view({-1}).tolist<float>(), (std::vector<float>{0, 1, 2, 3}));
+  t.resize_({5});
+  EXPECT_EQ(t.to(torch::kCPU).tolist<float>(), (std::vector<float>{0, 1, 2, 3, 0}));
+  torch::Tensor w = torch::ones({2}, torch::requires_grad());
+  EXPECT_THROW(w.resize_({3}), c10::Error);
+  EXPECT_THROW(t.resize_({-1}), c10::Error);
+  EXPECT_EQ(t.numel(), 5);
+}
+
+TEST_P(TorchCompat, StorageOfCpuTensors) {
+  torch::Tensor t = torch::zeros({3, 4});
+  torch::Tensor row = t[1];
+  // Allocations round up to a size bucket (libtorch's nbytes is exact; ours is the capacity).
+  EXPECT_GE(t.storage().nbytes(), 3u * 4u * sizeof(float));
+  EXPECT_LT(t.storage().nbytes(), 2 * 3u * 4u * sizeof(float) + 64);
+  EXPECT_TRUE(row.storage().is_alias_of(t.storage()));
+  EXPECT_FALSE(t.clone().storage().is_alias_of(t.storage()));
+  EXPECT_EQ(t.storage().data(), t.data_ptr());
+  if (device().is_lazy()) {
+    EXPECT_THROW(t.to(device()).storage(), c10::Error);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, TorchCompat, ::testing::Values("cpu", "lazy"),
                          [](const auto& info) { return info.param; });
 

@@ -31,6 +31,25 @@ inline bool is_integral(Dtype t, bool include_bool = false) {
 }
 inline Dtype promote_types(Dtype a, Dtype b) { return a > b ? a : b; }
 
+// The dtype of floating tensors made without one (factories, float literals, int-to-float
+// promotion): float32 unless set_default_dtype chose float64, as libtorch's (process-wide).
+Dtype get_default_dtype();
+void set_default_dtype(Dtype t);  // a floating dtype
+
+// libtorch's caffe2::TypeMeta as programs use it: TypeMeta::Make<double>(), compared and
+// converted to a dtype.
+struct TypeMeta {
+  Dtype dtype = kFloat32;
+  TypeMeta() = default;
+  TypeMeta(Dtype t) : dtype(t) {}  // NOLINT: implicit, as libtorch's
+  template <typename T>
+  static TypeMeta Make();
+  operator Dtype() const { return dtype; }  // NOLINT
+  Dtype toScalarType() const { return dtype; }
+  size_t itemsize() const { return dtype_size(dtype); }
+  const char* name() const { return dtype_name(dtype); }
+};
+
 template <typename T>
 struct DtypeOf;
 template <>
@@ -53,5 +72,10 @@ template <>
 struct DtypeOf<bool> {
   static constexpr Dtype value = kBool;
 };
+
+template <typename T>
+TypeMeta TypeMeta::Make() {
+  return TypeMeta(DtypeOf<T>::value);
+}
 
 }  // namespace lt

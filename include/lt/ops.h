@@ -74,6 +74,15 @@ Tensor pow(const Tensor& a, const Scalar& b);
 Tensor pow(const Scalar& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+// fmod: a - trunc(a / b) * b, the sign of a (C's fmod); remainder: a - floor(a / b) * b, the sign
+// of b (Python's %, and Tensor's operator%). Integer division by zero is an error when the
+// divisor's values are known (eager, or lazy device data); a zero computed inside a lazy graph
+// gives 0.
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Scalar& b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Scalar& b);
+Tensor remainder(const Scalar& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
@@ -237,10 +246,12 @@ Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);
 Tensor operator*(const Tensor& a, const Tensor& b);
 Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, const Tensor& b);  // remainder
 Tensor operator+(const Tensor& a, const Scalar& b);
 Tensor operator-(const Tensor& a, const Scalar& b);
 Tensor operator*(const Tensor& a, const Scalar& b);
 Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator%(const Tensor& a, const Scalar& b);
 Tensor operator+(const Scalar& a, const Tensor& b);
 Tensor operator-(const Scalar& a, const Tensor& b);
 Tensor operator*(const Scalar& a, const Tensor& b);

@@ -39,7 +39,7 @@ class TensorOptions {
     return dtype(DtypeOf<T>::value);
   }
   TensorOptions layout(Layout) const { return *this; }  // strided, the only layout
-  Dtype dtype() const { return dtype_.value_or(kFloat32); }
+  Dtype dtype() const { return dtype_.value_or(get_default_dtype()); }
   Dtype dtype_or(Dtype fallback) const { return dtype_.value_or(fallback); }
   bool has_dtype() const { return dtype_.has_value(); }
   Device device() const { return device_.value_or(Device(DeviceType::CPU, 0)); }

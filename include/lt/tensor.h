@@ -27,6 +27,25 @@ namespace autograd {
 class Node;
 }
 
+struct Storage;
+
+// A handle on the memory behind an eager tensor, as libtorch's c10::Storage is used: its size,
+// its address, and whether two tensors share it.
+class StorageRef {
+ public:
+  StorageRef() = default;
+  explicit StorageRef(std::shared_ptr<Storage> s) : s_(std::move(s)) {}
+  size_t nbytes() const;  // the capacity: allocations round up to a size bucket
+  void* data() const;
+  void* mutable_data() const { return data(); }
+  bool is_alias_of(const StorageRef& o) const { return s_ && s_ == o.s_; }
+  long use_count() const { return s_.use_count(); }
+  explicit operator bool() const { return s_ != nullptr; }
+
+ private:
+  std::shared_ptr<Storage> s_;
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -120,6 +139,10 @@ class Tensor {
   Tensor pow(const Scalar& e) const;
   Tensor maximum(const Tensor& o) const;
   Tensor minimum(const Tensor& o) const;
+  Tensor fmod(const Tensor& o) const;
+  Tensor fmod(const Scalar& o) const;
+  Tensor remainder(const Tensor& o) const;
+  Tensor remainder(const Scalar& o) const;
   // The elementwise unary ops of the registry (the U rows of lt/ops.def): t.exp(), ...
 #define U(Name, ident, ...) Tensor ident() const;
 #include "lt/ops.def"
@@ -160,6 +183,18 @@ class Tensor {
   Tensor& copy_(const Tensor& src) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor& relu_() const;
+  // Random fills, drawn as the factories draw (seeded by manual_seed): integers in [from, to)
+  // (to defaults to the largest value the dtype holds exactly, 2^24 for float32), uniform in
+  // [from, to), normal(mean, std).
+  Tensor& random_(int64_t from, std::optional<int64_t> to) const;
+  Tensor& random_(int64_t to) const;
+  Tensor& random_() const;
+  Tensor& uniform_(double from = 0, double to = 1) const;
+  Tensor& normal_(double mean = 0, double std = 1) const;
+  // New sizes, keeping the leading elements (in row-major order) that fit; new ones are zero.
+  const Tensor& resize_(IntList sizes) const;
+  // The buffer behind an eager tensor (shared by its views).
+  StorageRef storage() const;
 
   // ---- reductions
   Tensor sum() const;

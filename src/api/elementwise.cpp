@@ -84,6 +84,47 @@ Tensor pow(const Scalar& a, const Tensor& b) {
   check_int_pow(w, b);
   return call(K::Pow, {w, b});
 }
+// Integer fmod by zero: libtorch's ZeroDivisionError, when the divisor's values are known.
+void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined() || is_floating(result_type({a, b})) || b.numel() == 0) return;
+  Tensor v = known_values(b);
+  if (!v.defined() || v.device().is_lazy()) return;
+  LT_CHECK(!(v == 0).any().item<bool>(), op, ": integer division by zero (divisor of shape ",
+           shape_str(b.sizes()), ")");
+}
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  check_int_divisor("fmod", a, b);
+  return bin(K::Fmod, a, b);
+}
+void check_int_divisor(const char* op, const Tensor& a, const Scalar& b) {
+  LT_CHECK(b.is_floating() || is_floating(a.dtype()) || b.to_int() != 0, op,
+           ": integer division by zero (a tensor of shape ", shape_str(a.sizes()), " by 0)");
+}
+Tensor fmod(const Tensor& a, const Scalar& b) {
+  check_int_divisor("fmod", a, b);
+  return fmod(a, wrap_scalar(b, a.device()));
+}
+// fmod's result moved into b's sign: r + b where r is nonzero with the other sign (so the
+// gradient is 1 for a and -floor(a / b) for b, through fmod's).
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  check_int_divisor("remainder", a, b);
+  Tensor r = bin(K::Fmod, a, b);
+  Tensor flip = (r != 0).logical_and((r < 0) != (b < 0));
+  return where(flip, r + b, r);
+}
+Tensor remainder(const Tensor& a, const Scalar& b) {
+  check_int_divisor("remainder", a, b);
+  return remainder(a, wrap_scalar(b, a.device()));
+}
+Tensor remainder(const Scalar& a, const Tensor& b) {
+  return remainder(wrap_scalar(a, b.device()), b);
+}
+Tensor Tensor::fmod(const Tensor& o) const { return lt::fmod(*this, o); }
+Tensor Tensor::fmod(const Scalar& o) const { return lt::fmod(*this, o); }
+Tensor Tensor::remainder(const Tensor& o) const { return lt::remainder(*this, o); }
+Tensor Tensor::remainder(const Scalar& o) const { return lt::remainder(*this, o); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, const Scalar& b) { return remainder(a, b); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return bin(K::Maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return bin(K::Minimum, a, b); }
 Tensor eq(const Tensor& a, const Tensor& b) { return bin(K::Eq, a, b); }

@@ -1,6 +1,7 @@
 // Factories: from host data, constants, ranges and the counter-based random generators.
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "api/dispatch.h"
 #include "core/check.h"
@@ -14,7 +15,7 @@ namespace lt {
 namespace {
 
 Dtype default_for(const Scalar& v) {
-  return v.is_floating() ? kFloat32 : (v.is_bool() ? kBool : kInt64);
+  return v.is_floating() ? get_default_dtype() : (v.is_bool() ? kBool : kInt64);
 }
 
 void check_sizes(IntList sizes, const char* name) {
@@ -73,7 +74,7 @@ Tensor tensor(const TensorData& data, const TensorOptions& o) {
       t = tensor(data.ints(), data.sizes());
       break;
     case TensorData::Kind::Float:
-      t = tensor(data.floats(), data.sizes()).to(kFloat32);  // the default floating dtype
+      t = tensor(data.floats(), data.sizes()).to(get_default_dtype());
       break;
   }
   return with_tensor_options(t, o);
@@ -125,7 +126,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   LT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange: range [", s, ", ", e,
            ") is inconsistent with the sign of step ", st);
   bool fl = start.is_floating() || end.is_floating() || step.is_floating();
-  Dtype dt = o.dtype_or(fl ? kFloat32 : kInt64);
+  Dtype dt = o.dtype_or(fl ? get_default_dtype() : kInt64);
   auto n = static_cast<int64_t>(std::ceil((e - s) / st));
   OpAttrs a;
   a.ints = {n};
@@ -189,8 +190,52 @@ Tensor rand_like(const Tensor& t) { return rand(t.sizes(), t.options()); }
 Tensor randn_like(const Tensor& t) { return randn(t.sizes(), t.options()); }
 Tensor bernoulli(const Tensor& like_t, double p) {
   LT_CHECK(p >= 0 && p <= 1, "bernoulli: p must be in [0, 1], got ", p);
-  Dtype d = is_floating(like_t.dtype()) ? like_t.dtype() : kFloat32;
+  Dtype d = is_floating(like_t.dtype()) ? like_t.dtype() : get_default_dtype();
   return (rand(like_t.sizes(), TensorOptions(like_t.device()).dtype(d)) < p).to(d);
+}
+
+}  // namespace lt
+
+namespace lt {
+namespace {
+// The largest integer a dtype holds with every smaller one (random_()'s default bound).
+int64_t exact_int_max(Dtype t) {
+  switch (t) {
+    case kBool:
+      return 1;
+    case kInt32:
+      return std::numeric_limits<int32_t>::max();
+    case kInt64:
+      return std::numeric_limits<int64_t>::max() - 1;
+    case kFloat32:
+      return int64_t{1} << 24;
+    default:
+      return int64_t{1} << 53;
+  }
+}
+}  // namespace
+
+Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) const {
+  const int64_t max = exact_int_max(dtype());
+  const int64_t hi = to ? *to : max + 1;
+  LT_CHECK(from < hi, "random_: expects from < to, got from=", from, " to=", hi);
+  LT_CHECK(from >= -max - 1 && hi - 1 <= max, "random_: [", from, ", ", hi,
+           ") is out of the range of ", dtype_name(dtype()), " (up to ", max, ")");
+  return copy_(randint(from, hi, sizes(), TensorOptions(device()).dtype(kInt64)));
+}
+Tensor& Tensor::random_(int64_t to) const { return random_(0, to); }
+Tensor& Tensor::random_() const { return random_(0, std::nullopt); }
+
+Tensor& Tensor::uniform_(double from, double to) const {
+  LT_CHECK(from <= to, "uniform_: expects from <= to, got from=", from, " to=", to);
+  LT_CHECK(is_floating(dtype()), "uniform_: needs a floating tensor, got ", dtype_name(dtype()));
+  return copy_(rand(sizes(), options()) * (to - from) + from);
+}
+
+Tensor& Tensor::normal_(double mean, double std) const {
+  LT_CHECK(std >= 0, "normal_: expects std >= 0, got ", std);
+  LT_CHECK(is_floating(dtype()), "normal_: needs a floating tensor, got ", dtype_name(dtype()));
+  return copy_(randn(sizes(), options()) * std + mean);
 }
 
 }  // namespace lt

@@ -93,6 +93,14 @@ std::vector<Tensor> apply_formula(const GradFn& f, const std::vector<Tensor>& s,
       Tensor wa = where(win, 1.0, where(tie, 0.5, 0.0));
       return {fit(g * wa, 0), fit(g * (1.0 - wa), 1)};
     }
+    case K::Fmod: {  // d/da = 1, d/db = -trunc(a / b)
+      Tensor gb;
+      if (s[0].defined()) {
+        Tensor q = s[0] / s[1];
+        gb = fit(-g * where(q < 0.0, ceil(q), floor(q)), 1);
+      }
+      return {fit(g, 0), gb};
+    }
     case K::Where: return {Tensor(), fit(where(s[0], g, 0.0), 1), fit(where(s[0], 0.0, g), 2)};
     // ---- reductions
     case K::Sum: return {as_dtype(unreduce(g, f), in_dtype(0))};

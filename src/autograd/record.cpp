@@ -1,10 +1,12 @@
 // Recording backward nodes (the hooks every op calls), the tensor-level autograd methods and
 // grad mode.
+#include <algorithm>
 #include <cctype>
 
 #include "autograd/autograd.h"
 #include "core/check.h"
 #include "core/shape.h"
+#include "lt/ops.h"
 #include "ops/autograd_hooks.h"
 
 namespace lt {
@@ -31,6 +33,7 @@ bool needed(ArrayRef<Tensor> in) {
 bool saved_is_used(const GradFn& fn, size_t i) {
   if (fn.op == OpKind::Mul) return fn.next[1 - i].active();
   if (fn.op == OpKind::Div && i == 0) return fn.next[1].active();
+  if (fn.op == OpKind::Fmod) return fn.next[1].active();  // only b's gradient reads a and b
   return true;
 }
 
@@ -234,6 +237,23 @@ void Tensor::set_data(const Tensor& new_data) {
   if (autograd::Meta* m = autograd::meta_of(*this))
     if (m->grad.defined() && (m->grad.device() != d.device || m->grad.dtype() != d.dtype))
       m->grad = Tensor();  // a gradient for the old placement no longer applies
+}
+
+}  // namespace lt
+
+namespace lt {
+
+const Tensor& Tensor::resize_(IntList new_sizes) const {
+  LT_CHECK(defined(), "resize_: called on an undefined tensor");
+  for (int64_t s : new_sizes) LT_CHECK(s >= 0, "resize_: negative size in ", shape_str(new_sizes));
+  if (sizes().equals(new_sizes)) return *this;
+  LT_CHECK(!requires_grad(), "resize_: cannot resize a tensor that requires grad (shape ",
+           shape_str(sizes()), "); resize a detach()ed copy");
+  Tensor r = zeros(new_sizes, options());
+  const int64_t n = std::min(numel(), r.numel());
+  if (n > 0) r.view({-1}).narrow(0, 0, n).copy_(reshape({-1}).narrow(0, 0, n));
+  const_cast<Tensor&>(*this).set_data(r);
+  return *this;
 }
 
 }  // namespace lt

@@ -1,4 +1,5 @@
 // Dtype names, device parsing and the thread count.
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 
@@ -9,6 +10,20 @@
 #include "lt/dtype.h"
 
 namespace lt {
+
+namespace {
+std::atomic<Dtype> g_default_dtype{kFloat32};
+}
+
+Dtype get_default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(Dtype t) {
+  LT_CHECK(is_floating(t),
+           "set_default_dtype: only floating dtypes (float32, float64) can be "
+           "the default, got ",
+           dtype_name(t));
+  g_default_dtype.store(t, std::memory_order_relaxed);
+}
 
 size_t dtype_size(Dtype t) {
   switch (t) {

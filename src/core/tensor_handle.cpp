@@ -44,3 +44,17 @@ void Tensor::check_data_ptr(Dtype t) const {
 }
 
 }  // namespace lt
+
+namespace lt {
+
+StorageRef Tensor::storage() const {
+  const TensorImpl& i = checked(*this, "storage");
+  LT_CHECK(i.device.is_cpu(), "storage: only cpu tensors have host storage (this one is on ",
+           i.device.str(), "); call .to(\"cpu\") first");
+  return StorageRef(i.storage);
+}
+
+size_t StorageRef::nbytes() const { return s_ ? s_->nbytes : 0; }
+void* StorageRef::data() const { return s_ ? s_->data : nullptr; }
+
+}  // namespace lt

@@ -188,6 +188,17 @@ void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out
           if (x == y) return std::signbit(x) ? x : y;
         return x < y ? x : y;
       });
+    case K::Fmod:
+      if constexpr (std::is_floating_point_v<T>) {
+        return binary_loop<T, T>(out, a, b, [](T x, T y) { return std::fmod(x, y); });
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        for (int64_t d : int64_values(b))  // before the (parallel) loop: nothing throws there
+          LT_CHECK(d != 0, "fmod: integer division by zero");
+        // x % -1 is 0 (and INT_MIN % -1 would trap).
+        return binary_loop<T, T>(
+            out, a, b, [](T x, T y) { return y == T(-1) ? T(0) : static_cast<T>(x % y); });
+      }
+      break;
     case K::Eq: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x == y; });
     case K::Ne: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != y; });
     case K::Lt: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x < y; });

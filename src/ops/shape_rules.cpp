@@ -59,7 +59,7 @@ OpMeta unary(OpKind op, const Tensor& x, const OpAttrs& a) {
       m.dtype = kBool;
       break;
     case DtypeRule::Float:
-      if (!is_floating(x.dtype())) m.dtype = m.compute = kFloat32;
+      if (!is_floating(x.dtype())) m.dtype = m.compute = get_default_dtype();
       break;
     case DtypeRule::SameNoBool:
       LT_CHECK(x.dtype() != kBool, name, ": not supported for bool tensors (shape ",
@@ -89,7 +89,7 @@ OpMeta binary(OpKind op, ArrayRef<Tensor> in) {
       m.dtype = kBool;
       break;
     case DtypeRule::PromoteFloat:
-      if (!is_floating(m.compute)) m.dtype = m.compute = kFloat32;
+      if (!is_floating(m.compute)) m.dtype = m.compute = get_default_dtype();
       break;
     case DtypeRule::PromoteNoBool:
       if (m.compute == kBool)
@@ -376,7 +376,7 @@ Dtype result_type(ArrayRef<Tensor> in) {
     int* slot = &zero_r;
     if (t.impl()->wrapped_number) {
       slot = &wrapped_r;
-      if (is_floating(cur)) cur = kFloat32;  // the default dtype
+      if (is_floating(cur)) cur = get_default_dtype();
     } else if (t.dim() > 0) {
       slot = &dim_r;
     }
@@ -384,7 +384,7 @@ Dtype result_type(ArrayRef<Tensor> in) {
                       : static_cast<int>(promote_types(static_cast<Dtype>(*slot), cur));
   }
   int r = combine(dim_r, combine(zero_r, wrapped_r));
-  return r < 0 ? kFloat32 : static_cast<Dtype>(r);
+  return r < 0 ? get_default_dtype() : static_cast<Dtype>(r);
 }
 
 OpMeta infer_meta(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {

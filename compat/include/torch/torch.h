@@ -40,6 +40,10 @@ using lt::kLong;
 using lt::kStrided;
 }  // namespace c10
 
+namespace caffe2 {
+using lt::TypeMeta;
+}
+
 namespace at {
 using namespace lt;
 using c10::irange;

@@ -328,6 +328,17 @@ class Lowering {
         if (ct == kBool) return arith::AndIOp::create(b, loc_, x[0], x[1]);
         return fl ? Value(arith::MinimumFOp::create(b, loc_, x[0], x[1]))
                   : Value(arith::MinSIOp::create(b, loc_, x[0], x[1]));
+      case OpKind::Fmod: {
+        if (fl) return arith::RemFOp::create(b, loc_, x[0], x[1]);
+        // A zero divisor (an error on eager when known) gives 0, and -1 gives 0 without
+        // INT_MIN % -1 trapping: both divide by 1 instead.
+        Value one = iconst(b, ct, 1);
+        Value bad = arith::OrIOp::create(
+            b, loc_, arith::CmpIOp::create(b, loc_, Q::eq, x[1], iconst(b, ct, 0)),
+            arith::CmpIOp::create(b, loc_, Q::eq, x[1], iconst(b, ct, -1)));
+        Value d = arith::SelectOp::create(b, loc_, bad, one, x[1]);
+        return arith::RemSIOp::create(b, loc_, x[0], d);
+      }
       case OpKind::Eq: return fl ? cmpf(P::OEQ) : cmpi(Q::eq, Q::eq);
       case OpKind::Ne: return fl ? cmpf(P::UNE) : cmpi(Q::ne, Q::ne);
       case OpKind::Lt: return fl ? cmpf(P::OLT) : cmpi(Q::slt, Q::ult);
