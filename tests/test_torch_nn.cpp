@@ -199,6 +199,103 @@ TEST_P(TorchNn, LayersAndActivationsFromOptions) {
   EXPECT_EQ(avg(torch::ones({1, 1, 4, 6}).to(dev())).sizes(), std::vector<int64_t>({1, 1, 2, 3}));
 }
 
+// A cloneable user module: reset() builds everything, as libtorch's Cloneable asks.
+struct Tower : torch::nn::Cloneable<Tower> {
+  explicit Tower(int64_t width) : width(width) { reset(); }
+  void reset() override {
+    body = register_module(
+        "body", torch::nn::Sequential(torch::nn::Linear(width, width), torch::nn::Tanh()));
+    head = register_module("head", torch::nn::Linear(width, 1));
+    gain = register_parameter("gain", torch::ones({1}));
+    seen = register_buffer("seen", torch::zeros({}, torch::kInt64));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return head(body->forward(x)) * gain; }
+  int64_t width;
+  torch::nn::Sequential body{nullptr};
+  torch::nn::Linear head{nullptr};
+  torch::Tensor gain, seen;
+};
+
+TEST_P(TorchNn, CloneIsADeepCopyWithTheSameValues) {
+  torch::manual_seed(4);
+  auto tower = std::make_shared<Tower>(3);
+  tower->to(dev());
+  {
+    torch::NoGradGuard no_grad;
+    tower->gain.fill_(2.5);
+    tower->seen.fill_(7);
+  }
+  tower->eval();
+  auto copy = std::dynamic_pointer_cast<Tower>(tower->clone());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_FALSE(copy->is_training());
+  EXPECT_EQ(copy->named_parameters().keys(), tower->named_parameters().keys());
+  torch::Tensor x = torch::randn({4, 3}).to(dev());
+  expect_same(copy->forward(x), tower->forward(x));
+  EXPECT_EQ(copy->seen.item<int64_t>(), 7);
+  // Separate tensors: the members point at the copy's own registered parameters.
+  EXPECT_FALSE(copy->gain.is_same(tower->gain));
+  EXPECT_TRUE(copy->gain.is_same(copy->named_parameters()["gain"]));
+  EXPECT_TRUE(copy->head->weight.is_same(copy->named_parameters()["head.weight"]));
+  {
+    torch::NoGradGuard no_grad;
+    copy->head->weight.zero_();
+  }
+  EXPECT_GT(tower->head->weight.abs().sum().item<float>(), 0.0f);
+  EXPECT_TRUE(copy->head->weight.requires_grad());
+  // Training the copy leaves the original alone.
+  torch::optim::SGD opt(copy->parameters(), 0.1);
+  copy->forward(x).sum().backward();
+  opt.step();
+  EXPECT_FALSE(tower->gain.grad().defined());
+  EXPECT_EQ(tower->gain.item<float>(), 2.5f);
+}
+
+TEST_P(TorchNn, CloneToAnotherDeviceAndBuiltInClones) {
+  torch::manual_seed(5);
+  torch::nn::Linear fc(4, 2);
+  auto moved = std::dynamic_pointer_cast<torch::nn::LinearImpl>(fc->clone(dev()));
+  ASSERT_NE(moved, nullptr);
+  EXPECT_EQ(moved->weight.device(), dev());
+  EXPECT_EQ(fc->weight.device(), torch::Device(torch::kCPU));
+  torch::Tensor x = torch::randn({3, 4});
+  expect_same(moved->forward(x.to(dev())), fc(x));
+  torch::nn::TransformerEncoderLayer layer(
+      torch::nn::TransformerEncoderLayerOptions(8, 2).dropout(0.0));
+  layer->to(dev());
+  auto layer2 = std::dynamic_pointer_cast<torch::nn::TransformerEncoderLayerImpl>(layer->clone());
+  torch::Tensor src = torch::randn({5, 2, 8}).to(dev());
+  expect_same(layer2->forward(src), layer->forward(src));
+  EXPECT_NE(std::dynamic_pointer_cast<torch::nn::ReLUImpl>(torch::nn::ReLU()->clone()), nullptr);
+  EXPECT_THROW(Net().clone(), c10::Error);  // a plain Module subclass cannot clone
+}
+
+TEST_P(TorchNn, OptimizerStatePerParameter) {
+  torch::nn::Linear fc(3, 2);
+  fc->to(dev());
+  torch::optim::SGD sgd(fc->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  EXPECT_TRUE(sgd.state().empty());  // nothing before the first step
+  fc(torch::ones({1, 3}).to(dev())).sum().backward();
+  sgd.step();
+  ASSERT_EQ(sgd.state().size(), 2u);
+  auto& w_state =
+      static_cast<torch::optim::SGDParamState&>(*sgd.state().at(fc->weight.unsafeGetTensorImpl()));
+  expect_same(w_state.momentum_buffer(), torch::ones({2, 3}));
+
+  torch::nn::Linear g(3, 2);
+  g->to(dev());
+  torch::optim::Adam adam(g->parameters(), torch::optim::AdamOptions(0.01));
+  g(torch::ones({1, 3}).to(dev())).sum().backward();
+  adam.step();
+  adam.step();
+  auto& b_state =
+      static_cast<torch::optim::AdamParamState&>(*adam.state().at(g->bias.unsafeGetTensorImpl()));
+  EXPECT_EQ(b_state.step(), 2);
+  // exp_avg after two steps of a constant gradient 1: 1 - 0.9^2.
+  expect_same(b_state.exp_avg(), torch::full({2}, 1 - 0.81));
+  expect_same(b_state.exp_avg_sq(), torch::full({2}, 1 - 0.999 * 0.999), 1e-6);
+}
+
 TEST(TorchNnPrint, ModulesPrintTheirTree) {
   torch::nn::Sequential seq(torch::nn::Linear(3, 4), torch::nn::ReLU());
   std::ostringstream os;

@@ -321,6 +321,7 @@ class Tensor {
   void set_data(const Tensor& new_data);
 
   TensorImpl* impl() const { return impl_.get(); }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }  // libtorch's spelling
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
  private:

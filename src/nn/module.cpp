@@ -1,6 +1,7 @@
 #include "lt/nn/module.h"
 
 #include <map>
+#include <typeinfo>
 
 #include "core/check.h"
 #include "core/shape.h"
@@ -209,6 +210,69 @@ void Module::load_state_dict(const NamedTensors& state) {
   for (auto& [n, t] : mine) {
     Tensor dst = t;
     dst.copy_(given.at(n));
+  }
+}
+
+Module::Module(const Module& o)
+    : std::enable_shared_from_this<Module>(), children_(o.children_), training_(o.training_) {
+  for (const auto& [n, t] : o.params_) params_.emplace_back(n, std::make_unique<Tensor>(*t));
+  for (const auto& [n, t] : o.buffers_) buffers_.emplace_back(n, std::make_unique<Tensor>(*t));
+}
+
+void Module::clear_registrations() {
+  params_.clear();
+  buffers_.clear();
+  children_.clear();
+}
+
+std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
+  throw_error("clone: ", name(), " (", typeid(*this).name(),
+              ") does not implement clone(); "
+              "derive it from torch::nn::Cloneable<",
+              name(),
+              "> and build its parameters in "
+              "reset()");
+}
+
+namespace {
+void copy_tensors(const char* kind, const std::string& module,
+                  std::vector<std::pair<std::string, std::unique_ptr<Tensor>>>& dst,
+                  const std::vector<std::pair<std::string, std::unique_ptr<Tensor>>>& src,
+                  const std::optional<Device>& device) {
+  LT_CHECK(dst.size() == src.size(), "clone: ", module, " has ", src.size(), " ", kind,
+           "s but its copy built ", dst.size());
+  for (size_t i = 0; i < src.size(); ++i) {
+    LT_CHECK(dst[i].first == src[i].first, "clone: ", module, "'s ", kind, " '", src[i].first,
+             "' became '", dst[i].first, "' in the copy");
+    const Tensor& s = *src[i].second;
+    Tensor& d = *dst[i].second;
+    if (!s.defined()) {
+      d = Tensor();
+      continue;
+    }
+    NoGradGuard no_grad;
+    Tensor v = s.detach().clone();
+    if (device && v.device() != *device) v = v.to(*device);
+    if (d.defined()) {
+      d.set_data(v);
+    } else {
+      d = v;
+    }
+    if (s.requires_grad() != d.requires_grad()) d.requires_grad_(s.requires_grad());
+  }
+}
+}  // namespace
+
+void Module::copy_state_from(const Module& src, const std::optional<Device>& device) {
+  training_ = src.training_;
+  copy_tensors("parameter", name(), params_, src.params_, device);
+  copy_tensors("buffer", name(), buffers_, src.buffers_, device);
+  LT_CHECK(children_.size() == src.children_.size(), "clone: ", name(), " has ",
+           src.children_.size(), " submodules but its copy built ", children_.size());
+  for (size_t i = 0; i < children_.size(); ++i) {
+    LT_CHECK(children_[i].first == src.children_[i].first, "clone: ", name(), "'s submodule '",
+             src.children_[i].first, "' became '", children_[i].first, "' in the copy");
+    children_[i].second->copy_state_from(*src.children_[i].second, device);
   }
 }
 

@@ -120,4 +120,27 @@ void Adam::set_state(const std::string& kind, size_t i, const Tensor& t) {
   (kind == "exp_avg" ? m_ : v_)[i] = t.to(params_[i].device()).clone();
 }
 
+ParamStateMap& Optimizer::state() {
+  state_view_.clear();
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (auto s = param_state(i)) state_view_[params_[i].unsafeGetTensorImpl()] = std::move(s);
+  return state_view_;
+}
+
+std::unique_ptr<OptimizerParamState> SGD::param_state(size_t i) const {
+  if (!momentum_[i].defined()) return nullptr;
+  auto s = std::make_unique<SGDParamState>();
+  s->momentum_buffer_ = momentum_[i];
+  return s;
+}
+
+std::unique_ptr<OptimizerParamState> Adam::param_state(size_t i) const {
+  if (steps_[i] == 0) return nullptr;
+  auto s = std::make_unique<AdamParamState>();
+  s->step_ = steps_[i];
+  s->exp_avg_ = m_[i];
+  s->exp_avg_sq_ = v_[i];
+  return s;
+}
+
 }  // namespace lt::optim

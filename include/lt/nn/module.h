@@ -4,6 +4,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <typeinfo>
@@ -62,6 +63,11 @@ class Module : public std::enable_shared_from_this<Module> {
   void save(const std::string& path) const;  // safetensors
   void load(const std::string& path);
 
+  // A deep copy: new parameters and buffers holding copies of these values (on `device` if
+  // given), in a module of the same class. Modules that derive from Cloneable<T>, and the
+  // built-in layers, implement it; a plain Module subclass throws, as in libtorch.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
+
   virtual std::string name() const { return "Module"; }
   // One line describing this module ("Linear(in_features=3, out_features=4, bias=true)");
   // operator<< prints it with the children indented below.
@@ -93,6 +99,22 @@ class Module : public std::enable_shared_from_this<Module> {
   template <typename M>
   std::shared_ptr<M> replace_module(const std::string& name, const ModuleHolder<M>& holder) {
     return replace_module(name, holder.ptr());
+  }
+
+ protected:
+  // A shallow copy: the same registered tensors and children (what Cloneable starts from).
+  Module(const Module& o);
+  // Drops every registration (Cloneable, before reset() registers anew).
+  void clear_registrations();
+  // Copies src's parameter and buffer values (detached clones, moved to `device` if given)
+  // into this module's, recursively through children of the same names; the structure must
+  // match, or it throws naming the first difference.
+  void copy_state_from(const Module& src, const std::optional<Device>& device);
+  template <typename M>
+  std::shared_ptr<Module> clone_from(std::shared_ptr<M> fresh,
+                                     const std::optional<Device>& device) const {
+    fresh->copy_state_from(*this, device);
+    return fresh;
   }
 
  private:
@@ -153,6 +175,36 @@ template <typename Impl>
 std::ostream& operator<<(std::ostream& os, const ModuleHolder<Impl>& h) {
   return os << *h;
 }
+
+// libtorch's base for user modules that clone: reset() (re)builds every parameter, buffer and
+// child, and clone() is a copy of the object whose reset() ran anew, then given this module's
+// values.
+template <typename Derived>
+class Cloneable : public Module {
+ public:
+  using Module::Module;
+  virtual void reset() = 0;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
+    copy->clear_registrations();
+    copy->reset();
+    copy->copy_state_from(*this, device);
+    return copy;
+  }
+};
+
+// In a built-in module class with an `options` member and a constructor from it: clone() is a
+// new module from the same options, given this one's values.
+#define LT_CLONE_FROM_OPTIONS(Self)                                                   \
+  std::shared_ptr<::lt::nn::Module> clone(const std::optional<::lt::Device>& device = \
+                                              std::nullopt) const override {          \
+    return clone_from(std::make_shared<Self>(options), device);                       \
+  }
+#define LT_CLONE_DEFAULT(Self)                                                        \
+  std::shared_ptr<::lt::nn::Module> clone(const std::optional<::lt::Device>& device = \
+                                              std::nullopt) const override {          \
+    return clone_from(std::make_shared<Self>(), device);                              \
+  }
 
 #define LT_MODULE(Name)                                \
   class Name : public ::lt::nn::ModuleHolder<Name##Impl> { \

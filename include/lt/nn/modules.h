@@ -26,6 +26,7 @@ class MultiheadAttentionImpl : public Module {
                                      const Tensor& key_padding_mask = {},
                                      const Tensor& attn_mask = {});
   std::string name() const override { return "MultiheadAttention"; }
+  LT_CLONE_FROM_OPTIONS(MultiheadAttentionImpl)
   MultiheadAttentionOptions options;
   Tensor in_proj_weight, in_proj_bias;
   Linear out_proj;
@@ -40,6 +41,7 @@ class TransformerEncoderLayerImpl : public Module {
   Tensor forward(const Tensor& src, const Tensor& src_mask = {},
                  const Tensor& src_key_padding_mask = {});
   std::string name() const override { return "TransformerEncoderLayer"; }
+  LT_CLONE_FROM_OPTIONS(TransformerEncoderLayerImpl)
   TransformerEncoderLayerOptions options;
   MultiheadAttention self_attn;
   Linear linear1, linear2;

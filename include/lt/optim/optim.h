@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,26 @@ class OptimizerParamGroup {
   std::unique_ptr<OptimizerOptions> options_;
 };
 
+// One parameter's optimizer state, as libtorch's: cast to the optimizer's own kind
+// (SGDParamState, AdamParamState). Its tensors are the optimizer's (in-place edits reach it).
+class OptimizerParamState {
+ public:
+  virtual ~OptimizerParamState() = default;
+};
+struct SGDParamState : OptimizerParamState {
+  const Tensor& momentum_buffer() const { return momentum_buffer_; }
+  Tensor momentum_buffer_;
+};
+struct AdamParamState : OptimizerParamState {
+  int64_t step() const { return step_; }
+  const Tensor& exp_avg() const { return exp_avg_; }
+  const Tensor& exp_avg_sq() const { return exp_avg_sq_; }
+  int64_t step_ = 0;
+  Tensor exp_avg_, exp_avg_sq_;
+};
+// Keyed by the parameter's param.unsafeGetTensorImpl(), as libtorch's.
+using ParamStateMap = std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>;
+
 class Optimizer {
  public:
   using LossClosure = std::function<Tensor()>;
@@ -66,6 +87,9 @@ class Optimizer {
   double lr() const { return groups_.front().options().get_lr(); }  // the first group's
   void set_lr(double lr);                                           // every group's
   const std::vector<Tensor>& params() const { return params_; }     // of all groups, in order
+  // The per-parameter state of the parameters that have some (after a step with a gradient),
+  // read afresh on each call; the map itself is a view: erasing from it changes nothing.
+  ParamStateMap& state();
 
   // The state torch::save writes: each group's learning rate ("group.0.lr", float64 0-d) and the
   // per-parameter state ("momentum_buffer.3", "exp_avg.0", "exp_avg_sq.0", "step.0"), where i
@@ -84,6 +108,11 @@ class Optimizer {
   }
   // Per-parameter state for params_[from...] (the constructor and add_param_group call it).
   virtual void add_state(size_t from) { (void)from; }
+  // Parameter i's state for state(), or null while it has none.
+  virtual std::unique_ptr<OptimizerParamState> param_state(size_t i) const {
+    (void)i;
+    return nullptr;
+  }
   Tensor run_closure(const LossClosure& closure);
   void end_step();  // the barrier when the parameters live on the lazy device
   std::vector<OptimizerParamGroup> groups_;
@@ -92,6 +121,7 @@ class Optimizer {
 
  private:
   void check_group(const OptimizerParamGroup& g) const;
+  ParamStateMap state_view_;
 };
 
 // The OptimizerOptions of options type Self, read through its lr_ field.
@@ -134,6 +164,7 @@ class SGD : public Optimizer {
   void save_state(std::vector<std::pair<std::string, Tensor>>* out) const override;
   void check_state(const std::string& kind, size_t i, const Tensor& t) const override;
   void set_state(const std::string& kind, size_t i, const Tensor& t) override;
+  std::unique_ptr<OptimizerParamState> param_state(size_t i) const override;
   std::vector<Tensor> momentum_;
 };
 
@@ -163,6 +194,7 @@ class Adam : public Optimizer {
   void save_state(std::vector<std::pair<std::string, Tensor>>* out) const override;
   void check_state(const std::string& kind, size_t i, const Tensor& t) const override;
   void set_state(const std::string& kind, size_t i, const Tensor& t) override;
+  std::unique_ptr<OptimizerParamState> param_state(size_t i) const override;
   bool decoupled_;
   int64_t t_ = 0;               // step() calls
   std::vector<int64_t> steps_;  // per parameter: the steps that had a gradient

@@ -17,6 +17,7 @@ namespace lt::nn {
    public:                                              \
     Tensor forward(const Tensor& x) { return expr; }    \
     std::string name() const override { return #Name; } \
+    LT_CLONE_DEFAULT(Name##Impl)                        \
   };                                                    \
   LT_MODULE(Name)
 
@@ -32,14 +33,15 @@ LT_NN_ACTIVATION(Identity, x);
 #undef LT_NN_ACTIVATION
 
 // Activations with Options: forward is F::fn(x, options).
-#define LT_NN_ACTIVATION_WITH_OPTIONS(Name, fn)                                \
-  class Name##Impl : public Module {                                           \
-   public:                                                                     \
-    explicit Name##Impl(const Name##Options& o = {}) : options(o) {}           \
-    Tensor forward(const Tensor& x) { return functional::fn(x, options); }     \
-    std::string name() const override { return #Name; }                        \
-    Name##Options options;                                                     \
-  };                                                                           \
+#define LT_NN_ACTIVATION_WITH_OPTIONS(Name, fn)                            \
+  class Name##Impl : public Module {                                       \
+   public:                                                                 \
+    explicit Name##Impl(const Name##Options& o = {}) : options(o) {}       \
+    Tensor forward(const Tensor& x) { return functional::fn(x, options); } \
+    std::string name() const override { return #Name; }                    \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                      \
+    Name##Options options;                                                 \
+  };                                                                       \
   LT_MODULE(Name)
 
 LT_NN_ACTIVATION_WITH_OPTIONS(ReLU, relu);
@@ -61,20 +63,22 @@ class ThresholdImpl : public Module {
       : ThresholdImpl(ThresholdOptions(threshold, value)) {}
   Tensor forward(const Tensor& x) { return functional::threshold(x, options); }
   std::string name() const override { return "Threshold"; }
+  LT_CLONE_FROM_OPTIONS(ThresholdImpl)
   ThresholdOptions options;
 };
 LT_MODULE(Threshold);
 
 // Softmax, LogSoftmax and Softmin over options.dim().
-#define LT_NN_SOFTMAX(Name, fn)                                               \
-  class Name##Impl : public Module {                                          \
-   public:                                                                    \
-    explicit Name##Impl(const SoftmaxOptions& o) : options(o) {}              \
-    explicit Name##Impl(int64_t dim) : options(dim) {}                        \
-    Tensor forward(const Tensor& x) { return functional::fn(x, options); }    \
-    std::string name() const override { return #Name; }                       \
-    SoftmaxOptions options;                                                   \
-  };                                                                          \
+#define LT_NN_SOFTMAX(Name, fn)                                            \
+  class Name##Impl : public Module {                                       \
+   public:                                                                 \
+    explicit Name##Impl(const SoftmaxOptions& o) : options(o) {}           \
+    explicit Name##Impl(int64_t dim) : options(dim) {}                     \
+    Tensor forward(const Tensor& x) { return functional::fn(x, options); } \
+    std::string name() const override { return #Name; }                    \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                      \
+    SoftmaxOptions options;                                                \
+  };                                                                       \
   LT_MODULE(Name)
 LT_NN_SOFTMAX(Softmax, softmax);
 LT_NN_SOFTMAX(LogSoftmax, log_softmax);

@@ -21,6 +21,7 @@ class LinearImpl : public Module {
   // Draws new weights (and bias) as the constructor does.
   void reset_parameters();
   std::string name() const override { return "Linear"; }
+  LT_CLONE_FROM_OPTIONS(LinearImpl)
   void pretty_print(std::ostream& os) const override;
   LinearOptions options;
   Tensor weight, bias;
@@ -35,6 +36,7 @@ class Conv2dImpl : public Module {
   Tensor forward(const Tensor& x);
   void reset_parameters();
   std::string name() const override { return "Conv2d"; }
+  LT_CLONE_FROM_OPTIONS(Conv2dImpl)
   void pretty_print(std::ostream& os) const override;
   Conv2dOptions options;
   Tensor weight, bias;
@@ -48,6 +50,7 @@ class LayerNormImpl : public Module {
       : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
   Tensor forward(const Tensor& x);
   std::string name() const override { return "LayerNorm"; }
+  LT_CLONE_FROM_OPTIONS(LayerNormImpl)
   LayerNormOptions options;
   Tensor weight, bias;
 };
@@ -74,6 +77,7 @@ class BatchNorm1dImpl : public BatchNormImplBase {
   explicit BatchNorm1dImpl(const BatchNormOptions& o) : BatchNormImplBase(o, 2, 3, "BatchNorm1d") {}
   explicit BatchNorm1dImpl(int64_t num_features)
       : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
+  LT_CLONE_FROM_OPTIONS(BatchNorm1dImpl)
 };
 LT_MODULE(BatchNorm1d);
 
@@ -82,6 +86,7 @@ class BatchNorm2dImpl : public BatchNormImplBase {
   explicit BatchNorm2dImpl(const BatchNormOptions& o) : BatchNormImplBase(o, 4, 4, "BatchNorm2d") {}
   explicit BatchNorm2dImpl(int64_t num_features)
       : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
+  LT_CLONE_FROM_OPTIONS(BatchNorm2dImpl)
 };
 LT_MODULE(BatchNorm2d);
 
@@ -92,6 +97,7 @@ class EmbeddingImpl : public Module {
       : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
   Tensor forward(const Tensor& indices);
   std::string name() const override { return "Embedding"; }
+  LT_CLONE_FROM_OPTIONS(EmbeddingImpl)
   EmbeddingOptions options;
   Tensor weight;
 };
@@ -110,6 +116,7 @@ class DropoutImpl : public Module {
   explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
   Tensor forward(const Tensor& x);
   std::string name() const override { return "Dropout"; }
+  LT_CLONE_FROM_OPTIONS(DropoutImpl)
   DropoutOptions options;
 };
 LT_MODULE(Dropout);
@@ -121,6 +128,7 @@ class Dropout2dImpl : public Module {
   explicit Dropout2dImpl(double p) : Dropout2dImpl(Dropout2dOptions(p)) {}
   Tensor forward(const Tensor& x);
   std::string name() const override { return "Dropout2d"; }
+  LT_CLONE_FROM_OPTIONS(Dropout2dImpl)
   Dropout2dOptions options;
 };
 LT_MODULE(Dropout2d);
@@ -133,6 +141,7 @@ class FlattenImpl : public Module {
   explicit FlattenImpl(const FlattenOptions& o = {}) : options(o) {}
   Tensor forward(const Tensor& x) { return x.flatten(options.start_dim(), options.end_dim()); }
   std::string name() const override { return "Flatten"; }
+  LT_CLONE_FROM_OPTIONS(FlattenImpl)
   FlattenOptions options;
 };
 LT_MODULE(Flatten);
@@ -144,6 +153,7 @@ class UnflattenImpl : public Module {
       : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
   Tensor forward(const Tensor& x);
   std::string name() const override { return "Unflatten"; }
+  LT_CLONE_FROM_OPTIONS(UnflattenImpl)
   UnflattenOptions options;
 };
 LT_MODULE(Unflatten);
@@ -156,6 +166,7 @@ LT_MODULE(Unflatten);
     explicit Name##Impl(ExpandingArray<2> kernel) : Name##Impl(Name##Options(kernel)) {} \
     Tensor forward(const Tensor& x) { return functional::fn(x, options); }               \
     std::string name() const override { return #Name; }                                  \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                                    \
     Name##Options options;                                                               \
   };                                                                                     \
   LT_MODULE(Name)

@@ -8,16 +8,17 @@
 
 namespace lt::nn {
 
-#define LT_NN_LOSS(Name, fn)                                                  \
-  class Name##Impl : public Module {                                          \
-   public:                                                                    \
-    explicit Name##Impl(const Name##Options& o = {}) : options(o) {}          \
-    Tensor forward(const Tensor& input, const Tensor& target) {               \
-      return functional::fn(input, target, options);                          \
-    }                                                                         \
-    std::string name() const override { return #Name; }                       \
-    Name##Options options;                                                    \
-  };                                                                          \
+#define LT_NN_LOSS(Name, fn)                                         \
+  class Name##Impl : public Module {                                 \
+   public:                                                           \
+    explicit Name##Impl(const Name##Options& o = {}) : options(o) {} \
+    Tensor forward(const Tensor& input, const Tensor& target) {      \
+      return functional::fn(input, target, options);                 \
+    }                                                                \
+    std::string name() const override { return #Name; }              \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                \
+    Name##Options options;                                           \
+  };                                                                 \
   LT_MODULE(Name)
 
 LT_NN_LOSS(MSELoss, mse_loss);
