@@ -427,7 +427,7 @@ TEST(ErrorValues, DegenerateArguments) {
   EXPECT_LT_ERROR(lt::from_blob(buf, {2, 2}, {1}), "from_blob", "[2, 2]", "[1]");
   EXPECT_LT_ERROR(lt::dropout(x, 1.5, true), "dropout", "1.5");
   EXPECT_LT_ERROR(x.gelu("fast"), "gelu", "fast");
-  EXPECT_LT_ERROR(lt::clamp(x, std::nullopt, std::nullopt), "clamp", "min", "max");
+  EXPECT_LT_ERROR(lt::clamp(x, std::optional<lt::Scalar>(), std::nullopt), "clamp", "min", "max");
   EXPECT_LT_ERROR(lt::norm(x, -1, {0}), "norm", "-1");
   EXPECT_LT_ERROR(lt::one_hot(lt::tensor(std::vector<int64_t>{0}), 0), "one_hot", "0");
   sx.expect_unchanged();

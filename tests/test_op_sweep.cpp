@@ -2144,6 +2144,146 @@ void sweep_activations(Sweep& s) {
   }
 }
 
+// The elementwise math composites (src/api/math_composites.cpp) against libm in float64: random
+// shapes and layouts (0-d, empty, strided, expanded), both float dtypes, broadcast operands, and
+// the special values each must keep (signed zeros, infinities, NaN).
+void sweep_math_composites(Sweep& s) {
+  using T = const lt::Tensor&;
+  struct Row {
+    const char* name;
+    lt::Tensor (*fn)(T);
+    double (*ref)(double);
+    Domain dom;
+  };
+  static const Row rows[] = {
+      {"tan", [](T x) { return lt::tan(x); }, [](double v) { return std::tan(v); }, {-1.4, 1.4}},
+      {"sinh", [](T x) { return x.sinh(); }, [](double v) { return std::sinh(v); }, {-6, 6}},
+      {"cosh", [](T x) { return lt::cosh(x); }, [](double v) { return std::cosh(v); }, {-6, 6}},
+      {"asinh", [](T x) { return x.asinh(); }, [](double v) { return std::asinh(v); }, {-40, 40}},
+      {"acosh", [](T x) { return lt::acosh(x); }, [](double v) { return std::acosh(v); }, {1, 40}},
+      {"atanh",
+       [](T x) { return x.atanh(); },
+       [](double v) { return std::atanh(v); },
+       {-0.95, 0.95}},
+      {"asin", [](T x) { return lt::asin(x); }, [](double v) { return std::asin(v); }, {-1, 1}},
+      {"acos", [](T x) { return x.acos(); }, [](double v) { return std::acos(v); }, {-1, 1}},
+      {"log2", [](T x) { return lt::log2(x); }, [](double v) { return std::log2(v); }, {0.01, 100}},
+      {"log10", [](T x) { return x.log10(); }, [](double v) { return std::log10(v); }, {0.01, 100}},
+      {"exp2", [](T x) { return lt::exp2(x); }, [](double v) { return std::exp2(v); }, {-20, 20}},
+      {"trunc", [](T x) { return x.trunc(); }, [](double v) { return std::trunc(v); }, {-5, 5}},
+      {"frac",
+       [](T x) { return lt::frac(x); },
+       [](double v) { return v - std::trunc(v); },
+       {-5, 5}},
+      {"nan_to_num", [](T x) { return x.nan_to_num(); }, [](double v) { return v; }, {-5, 5}},
+  };
+  for (const Row& row : rows) {
+    for (Dtype dt : kFloatDtypes) {
+      for (int trial = 0; trial < s.trials; ++trial) {
+        Input x = s.input(s.shape(trial), dt, row.dom);
+        Ref want{x.ref.shape, {}, dt};
+        for (double v : x.ref.v) want.v.push_back(round_to(row.ref(v), dt));
+        run_case(describe(row.name, {&x}),
+                 [&] { expect_match(row.fn(x.t), want, composite_tol(dt), s.dev); });
+      }
+    }
+  }
+  // Binary and ternary composites, broadcast.
+  for (Dtype dt : kFloatDtypes) {
+    for (int trial = 0; trial < s.trials; ++trial) {
+      Shape out = s.shape(trial);
+      Input a = s.input(trial < 3 ? out : s.bcast_operand(out), dt, {-3, 3});
+      Input b = s.input(trial < 3 ? out : s.bcast_operand(out), dt, {-3, 3});
+      Input w = s.input(trial < 3 ? out : s.bcast_operand(out), dt, {0, 1});
+      const Shape ab = bcast(a.ref.shape, b.ref.shape), sh = bcast(ab, w.ref.shape);
+      Ref at2{ab, {}, dt}, cs = at2, xl = at2, hv = at2, lx{ab, {}, kB}, lp{sh, {}, dt};
+      for (int64_t i = 0; i < numel(ab); ++i) {
+        Shape c = unravel(i, ab);
+        const double x = a.ref.v[bcast_at(c, a.ref.shape)], y = b.ref.v[bcast_at(c, b.ref.shape)];
+        at2.v.push_back(std::atan2(x, y));
+        cs.v.push_back(std::copysign(x, y));
+        xl.v.push_back(x == 0 ? 0.0 : x * std::log(std::abs(y)));
+        hv.v.push_back(x == 0 ? y : (x > 0 ? 1.0 : 0.0));
+        lx.v.push_back((x > 0.5) != (y > 0.5));
+      }
+      for (int64_t i = 0; i < numel(sh); ++i) {
+        Shape c = unravel(i, sh);
+        const double x = a.ref.v[bcast_at(c, a.ref.shape)], y = b.ref.v[bcast_at(c, b.ref.shape)],
+                     t = w.ref.v[bcast_at(c, w.ref.shape)];
+        lp.v.push_back(x + t * (y - x));
+      }
+      run_case(describe("atan2/copysign/xlogy/lerp/heaviside/logical_xor", {&a, &b, &w}), [&] {
+        expect_match(lt::atan2(a.t, b.t), at2, composite_tol(dt), s.dev);
+        expect_match(lt::copysign(a.t, b.t), cs, exact_tol(dt), s.dev);
+        expect_match(lt::xlogy(a.t, lt::abs(b.t)), xl, composite_tol(dt), s.dev);
+        expect_match(lt::lerp(a.t, b.t, w.t), lp, composite_tol(dt), s.dev);
+        expect_match(lt::heaviside(a.t, b.t), hv, exact_tol(dt), s.dev);
+        expect_match(lt::logical_xor(a.t > 0.5, b.t > 0.5), lx, exact_tol(kB), s.dev);
+      });
+    }
+  }
+  // Special values, float32 and float64, on this device.
+  const double inf = kInf, nan = kNaN;
+  for (Dtype dt : kFloatDtypes) {
+    auto put1 = [&](std::vector<double> v) {
+      return s.put(v, {static_cast<int64_t>(v.size())}, dt);
+    };
+    auto vals = [](const lt::Tensor& t) {
+      return t.to("cpu").to(lt::kFloat64).to_vector<double>();
+    };
+    run_case(std::string("math composites, special values, ") + dtype_name(dt), [&] {
+      lt::Tensor x = put1({-inf, -2.5, -0.0, 0.0, 1.5, inf, nan});
+      EXPECT_EQ(lt::isnan(x).to("cpu").to_vector<bool>(),
+                (std::vector<bool>{false, false, false, false, false, false, true}));
+      EXPECT_EQ(x.isinf().to("cpu").to_vector<bool>(),
+                (std::vector<bool>{true, false, false, false, false, true, false}));
+      EXPECT_EQ(lt::isfinite(x).to("cpu").to_vector<bool>(),
+                (std::vector<bool>{false, true, true, true, true, false, false}));
+      const double big = dt == kF32 ? std::numeric_limits<float>::max() : 1.7976931348623157e308;
+      std::vector<double> n2n = vals(lt::nan_to_num(x));
+      EXPECT_EQ(n2n[0], -big);
+      EXPECT_EQ(n2n[5], big);
+      EXPECT_EQ(n2n[6], 0.0);
+      std::vector<double> custom = vals(x.nan_to_num(-1.0, 7.0, -7.0));
+      EXPECT_EQ(custom, (std::vector<double>{-7, -2.5, -0.0, 0.0, 1.5, 7, -1}));
+      std::vector<double> tr = vals(lt::trunc(x));
+      EXPECT_EQ(tr[1], -2.0);
+      EXPECT_TRUE(std::isinf(tr[0]) && std::isnan(tr[6]));
+      // copysign reads the sign of zeros.
+      std::vector<double> cs = vals(lt::copysign(put1({1, 1, 1}), put1({-0.0, 0.0, -inf})));
+      EXPECT_EQ(cs, (std::vector<double>{-1, 1, -1}));
+      // atan2 in every quadrant and on the axes.
+      std::vector<double> at =
+          vals(lt::atan2(put1({1, 1, -1, -1, 0, 1, -1, 0}), put1({1, -1, -1, 1, -1, 0, 0, 0})));
+      const std::vector<double> want_at = {
+          std::atan2(1, 1),  std::atan2(1, -1), std::atan2(-1, -1), std::atan2(-1, 1),
+          std::atan2(0, -1), std::atan2(1, 0),  std::atan2(-1, 0),  0.0};
+      for (size_t i = 0; i < at.size(); ++i) EXPECT_NEAR(at[i], want_at[i], 1e-6) << i;
+      // asinh/acosh of large arguments do not overflow; domains give NaN as libm.
+      std::vector<double> h = vals(lt::asinh(put1({-1e30, 1e30})));
+      EXPECT_NEAR(h[1], std::asinh(1e30), 1e-5 * std::asinh(1e30));
+      EXPECT_NEAR(h[0], -std::asinh(1e30), 1e-5 * std::asinh(1e30));
+      EXPECT_TRUE(std::isnan(vals(lt::acosh(put1({0.5})))[0]));
+      EXPECT_TRUE(std::isnan(vals(lt::asin(put1({1.5})))[0]));
+      EXPECT_EQ(vals(lt::atanh(put1({1.0})))[0], inf);
+      std::vector<double> xl = vals(lt::xlogy(put1({0, 0, 2}), put1({0, nan, 1})));
+      EXPECT_EQ(xl[0], 0.0);
+      EXPECT_TRUE(std::isnan(xl[1]));
+      EXPECT_EQ(xl[2], 0.0);
+    });
+  }
+  // Integer inputs: float results in the default dtype; trunc keeps integers.
+  run_case("math composites, integer inputs", [&] {
+    lt::Tensor i = s.put({1, 4, 8}, {3}, kI64);
+    expect_match(lt::log2(i), Ref{{3}, {0, 2, 3}, kF32}, composite_tol(kF32), s.dev);
+    expect_match(lt::exp2(i), Ref{{3}, {2, 16, 256}, kF32}, composite_tol(kF32), s.dev);
+    expect_match(lt::trunc(i), Ref{{3}, {1, 4, 8}, kI64}, exact_tol(kI64), s.dev);
+    EXPECT_FALSE(lt::isinf(i).any().item<bool>());
+    EXPECT_THROW(lt::frac(i), lt::Error);
+    EXPECT_THROW(lt::heaviside(i, s.put({1}, {1}, kF32)), lt::Error);
+  });
+}
+
 // mean, var, std, logsumexp, norm over dims (empty = all).
 void sweep_statistics(Sweep& s) {
   for (Dtype dt : kFloatDtypes) {
@@ -2718,6 +2858,7 @@ const std::vector<std::pair<std::string, SweepFn>>& all_sweeps() {
       {"Softmax", sweep_softmax},
       {"LayerNorm", sweep_layer_norm},
       {"Activations", sweep_activations},
+      {"MathComposites", sweep_math_composites},
       {"Statistics", sweep_statistics},
       {"Losses", sweep_losses},
       {"LinearEmbedding", sweep_linear_embedding},
@@ -2787,6 +2928,7 @@ LT_SWEEP_TEST(Random)
 LT_SWEEP_TEST(Softmax)
 LT_SWEEP_TEST(LayerNorm)
 LT_SWEEP_TEST(Activations)
+LT_SWEEP_TEST(MathComposites)
 LT_SWEEP_TEST(Statistics)
 LT_SWEEP_TEST(Losses)
 LT_SWEEP_TEST(LinearEmbedding)

@@ -78,6 +78,41 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 // of b (Python's %, and Tensor's operator%). Integer division by zero is an error when the
 // divisor's values are known (eager, or lazy device data); a zero computed inside a lazy graph
 // gives 0.
+// Elementwise math composed of primitives (src/api/math_composites.cpp); integer inputs give
+// the default floating dtype, as PyTorch's.
+Tensor tan(const Tensor& x);
+Tensor sinh(const Tensor& x);
+Tensor cosh(const Tensor& x);
+Tensor asinh(const Tensor& x);
+Tensor acosh(const Tensor& x);
+Tensor atanh(const Tensor& x);
+Tensor asin(const Tensor& x);
+Tensor acos(const Tensor& x);
+Tensor log2(const Tensor& x);
+Tensor log10(const Tensor& x);
+Tensor exp2(const Tensor& x);
+Tensor trunc(const Tensor& x);  // toward zero; integers unchanged
+Tensor frac(const Tensor& x);   // x - trunc(x)
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+Tensor isfinite(const Tensor& x);
+Tensor sgn(const Tensor& x);  // sign, for real tensors
+// NaN to `nan` (0), +-inf to `posinf`/`neginf` (the dtype's largest finite values).
+Tensor nan_to_num(const Tensor& x, std::optional<double> nan = 0.0,
+                  std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt);
+Tensor atan2(const Tensor& y, const Tensor& x);
+Tensor copysign(const Tensor& a, const Tensor& b);
+Tensor copysign(const Tensor& a, const Scalar& b);
+Tensor heaviside(const Tensor& x, const Tensor& values);  // values where x == 0
+Tensor xlogy(const Tensor& x, const Tensor& y);           // 0 where x == 0 (unless y is NaN)
+Tensor xlogy(const Tensor& x, const Scalar& y);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+// Bounds as tensors (broadcast); either may be absent.
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min,
+             const std::optional<Tensor>& max = std::nullopt);
 Tensor fmod(const Tensor& a, const Tensor& b);
 Tensor fmod(const Tensor& a, const Scalar& b);
 Tensor remainder(const Tensor& a, const Tensor& b);

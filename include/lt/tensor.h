@@ -139,6 +139,28 @@ class Tensor {
   Tensor pow(const Scalar& e) const;
   Tensor maximum(const Tensor& o) const;
   Tensor minimum(const Tensor& o) const;
+  Tensor tan() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor log2() const;
+  Tensor log10() const;
+  Tensor exp2() const;
+  Tensor trunc() const;
+  Tensor frac() const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  Tensor sgn() const;
+  Tensor nan_to_num(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor atan2(const Tensor& x) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor fmod(const Tensor& o) const;
   Tensor fmod(const Scalar& o) const;
   Tensor remainder(const Tensor& o) const;
