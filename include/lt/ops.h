@@ -191,6 +191,45 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& t, int64_t n, int64_t dim = 0);
 Tensor pad(const Tensor& t, IntList pad, double value = 0);
+// Shape, indexing, scan and linear-algebra composites (src/api/shape_composites.cpp).
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& t, IntList sizes, int64_t dim = 0);  // split_with_sizes
+// `sections` nearly equal parts (the first n % sections one longer), or cut before `indices`.
+std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& t, IntList indices, int64_t dim = 0);
+Tensor movedim(const Tensor& t, IntList source, IntList destination);
+Tensor movedim(const Tensor& t, int64_t source, int64_t destination);
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors,
+                             const std::string& indexing = "ij");
+Tensor hstack(const std::vector<Tensor>& tensors);
+Tensor vstack(const std::vector<Tensor>& tensors);
+Tensor dstack(const std::vector<Tensor>& tensors);
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+Tensor diag(const Tensor& x, int64_t diagonal = 0);  // 1-d: a matrix; 2-d: its diagonal
+Tensor flip(const Tensor& x, IntList dims);
+Tensor roll(const Tensor& x, IntList shifts, IntList dims = {});
+Tensor repeat_interleave(const Tensor& x, int64_t repeats,
+                         std::optional<int64_t> dim = std::nullopt);
+Tensor take_along_dim(const Tensor& x, const Tensor& index,
+                      std::optional<int64_t> dim = std::nullopt);
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha = 1);
+Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+// A data-dependent shape: on the lazy device it evaluates the mask (DataDependentSync).
+Tensor masked_select(const Tensor& x, const Tensor& mask);
+Tensor count_nonzero(const Tensor& x, IntList dims = {});
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntList dims = {}, bool unbiased = true,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntList dims = {}, bool unbiased = true,
+                                    bool keepdim = false);
+// Inclusive scans in log2(n) shifted adds/products: integers exact (accumulated in int64);
+// floats summed in a tree order, so within log2(n) roundings of sum |x|, not bit-equal to a
+// left-to-right loop.
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
 Tensor repeat(const Tensor& t, IntList repeats);
 Tensor broadcast_to(const Tensor& t, IntList sizes);
 std::vector<int64_t> broadcast_shapes(IntList a, IntList b);
@@ -199,6 +238,22 @@ std::vector<int64_t> broadcast_shapes(IntList a, IntList b);
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor outer(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& m, const Tensor& v);
+// beta * input + alpha * (m1 @ m2); beta = 0 ignores input (NaN included), as PyTorch's.
+Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+               const Scalar& alpha = 1);
+Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+              const Scalar& alpha = 1);  // the batch of products summed
+Tensor cosine_similarity(const Tensor& a, const Tensor& b, int64_t dim = 1, double eps = 1e-8);
+Tensor pairwise_distance(const Tensor& a, const Tensor& b, double p = 2, double eps = 1e-6,
+                         bool keepdim = false);
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor pixel_shuffle(const Tensor& x, int64_t upscale_factor);
+Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = {});
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1, 1},
               IntList padding = {0, 0}, IntList dilation = {1, 1}, int64_t groups = 1);

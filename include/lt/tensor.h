@@ -304,6 +304,19 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, const Tensor& v) const;
   Tensor nonzero() const;
   std::vector<Tensor> split(int64_t size, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntList sizes, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor flip(IntList dims) const;
+  Tensor roll(IntList shifts, IntList dims = {}) const;
+  Tensor cumsum(int64_t dim) const;
+  Tensor cumprod(int64_t dim) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor outer(const Tensor& o) const;
   std::vector<Tensor> chunk(int64_t n, int64_t dim = 0) const;
   Tensor repeat(IntList repeats) const;
 
