@@ -14,19 +14,7 @@ namespace lt {
 bool is_grad_enabled();
 void set_grad_enabled(bool enabled);
 
-// Disables gradient recording in its scope (for this thread), like torch::NoGradGuard.
-class NoGradGuard {
- public:
-  NoGradGuard() : prev_(is_grad_enabled()) { set_grad_enabled(false); }
-  ~NoGradGuard() { set_grad_enabled(prev_); }
-  NoGradGuard(const NoGradGuard&) = delete;
-  NoGradGuard& operator=(const NoGradGuard&) = delete;
-
- private:
-  bool prev_;
-};
-
-// Sets grad mode in its scope, like torch::AutoGradMode.
+// Sets grad mode in its scope (for this thread), like torch::AutoGradMode.
 class AutoGradMode {
  public:
   explicit AutoGradMode(bool enabled) : prev_(is_grad_enabled()) { set_grad_enabled(enabled); }
@@ -36,6 +24,12 @@ class AutoGradMode {
 
  private:
   bool prev_;
+};
+
+// Disables gradient recording in its scope, like torch::NoGradGuard.
+class NoGradGuard : public AutoGradMode {
+ public:
+  NoGradGuard() : AutoGradMode(false) {}
 };
 
 namespace autograd {

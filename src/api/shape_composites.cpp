@@ -375,38 +375,35 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   return y;
 }
 
+namespace {
+// x's last three dims [a, b, c] viewed as `split` (five sizes), permuted by `perm` (of those
+// five) and merged into `out` (three sizes): how pixel_(un)shuffle move pixels.
+Tensor regroup(const Tensor& x, std::initializer_list<int64_t> split,
+               std::initializer_list<int64_t> perm, std::initializer_list<int64_t> out) {
+  std::vector<int64_t> lead(x.sizes().begin(), x.sizes().end() - 3);
+  const int64_t b = static_cast<int64_t>(lead.size());
+  std::vector<int64_t> s = lead, p, o = lead;
+  s.insert(s.end(), split);
+  for (int64_t i = 0; i < b; ++i) p.push_back(i);
+  for (int64_t v : perm) p.push_back(b + v);
+  o.insert(o.end(), out);
+  return x.reshape(IntList(s)).permute(IntList(p)).reshape(IntList(o));
+}
+}  // namespace
+
 Tensor pixel_shuffle(const Tensor& x, int64_t r) {
   LT_CHECK(x.dim() >= 3 && r > 0 && x.size(-3) % (r * r) == 0,
            "pixel_shuffle: ", x.dim() >= 3 ? x.size(-3) : 0, " channels (shape ",
            shape_str(x.sizes()), ") are not divisible by upscale_factor^2 = ", r * r);
-  const int64_t nd = x.dim(), c = x.size(-3) / (r * r), h = x.size(-2), w = x.size(-1);
-  std::vector<int64_t> lead(x.sizes().begin(), x.sizes().end() - 3);
-  std::vector<int64_t> s = lead;
-  for (int64_t v : {c, r, r, h, w}) s.push_back(v);
-  const int64_t b = static_cast<int64_t>(lead.size());
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < b; ++i) perm.push_back(i);
-  for (int64_t v : {b, b + 3, b + 1, b + 4, b + 2}) perm.push_back(v);
-  std::vector<int64_t> out = lead;
-  for (int64_t v : {c, h * r, w * r}) out.push_back(v);
-  (void)nd;
-  return x.reshape(IntList(s)).permute(IntList(perm)).reshape(IntList(out));
+  const int64_t c = x.size(-3) / (r * r), h = x.size(-2), w = x.size(-1);
+  return regroup(x, {c, r, r, h, w}, {0, 3, 1, 4, 2}, {c, h * r, w * r});
 }
 Tensor pixel_unshuffle(const Tensor& x, int64_t r) {
   LT_CHECK(x.dim() >= 3 && r > 0 && x.size(-2) % r == 0 && x.size(-1) % r == 0,
            "pixel_unshuffle: height and width (shape ", shape_str(x.sizes()),
            ") must be divisible by downscale_factor = ", r);
   const int64_t c = x.size(-3), h = x.size(-2) / r, w = x.size(-1) / r;
-  std::vector<int64_t> lead(x.sizes().begin(), x.sizes().end() - 3);
-  std::vector<int64_t> s = lead;
-  for (int64_t v : {c, h, r, w, r}) s.push_back(v);
-  const int64_t b = static_cast<int64_t>(lead.size());
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < b; ++i) perm.push_back(i);
-  for (int64_t v : {b, b + 2, b + 4, b + 1, b + 3}) perm.push_back(v);
-  std::vector<int64_t> out = lead;
-  for (int64_t v : {c * r * r, h, w}) out.push_back(v);
-  return x.reshape(IntList(s)).permute(IntList(perm)).reshape(IntList(out));
+  return regroup(x, {c, h, r, w, r}, {0, 2, 4, 1, 3}, {c * r * r, h, w});
 }
 
 std::vector<Tensor> Tensor::split(IntList sizes, int64_t dim) const {
