@@ -84,9 +84,11 @@ Tensor pow(const Scalar& a, const Tensor& b) {
   check_int_pow(w, b);
   return call(K::Pow, {w, b});
 }
-// Integer fmod by zero: libtorch's ZeroDivisionError, when the divisor's values are known.
+// Integer fmod by zero on the lazy device: libtorch's ZeroDivisionError when the divisor's
+// values are known (device data). Eager's kernel checks its divisor itself.
 void check_int_divisor(const char* op, const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined() || is_floating(result_type({a, b})) || b.numel() == 0) return;
+  if (!a.defined() || !b.defined() || !b.device().is_lazy()) return;
+  if (is_floating(result_type({a, b})) || b.numel() == 0) return;
   Tensor v = known_values(b);
   if (!v.defined() || v.device().is_lazy()) return;
   LT_CHECK(!(v == 0).any().item<bool>(), op, ": integer division by zero (divisor of shape ",

@@ -211,18 +211,22 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
   return scaled_sum(input, bmm(b1, b2).sum(0), beta, alpha);
 }
 
-Tensor tril(const Tensor& x, int64_t diagonal) {
-  LT_CHECK(x.dim() >= 2, "tril: expects at least 2 dims, got shape ", shape_str(x.sizes()));
-  Tensor rows = arange(x.size(-2), TensorOptions(x.device()).dtype(kInt64)).unsqueeze(1);
-  Tensor cols = arange(x.size(-1), TensorOptions(x.device()).dtype(kInt64)).unsqueeze(0);
-  return where(cols - rows <= diagonal, x, zeros({}, x.options()));
+namespace {
+// cols - rows over x's last two dims ([n, 1] - [1, m] broadcast): which diagonal each element is
+// on.
+Tensor diagonal_index(int64_t n, int64_t m, Device d) {
+  const TensorOptions o = TensorOptions(d).dtype(kInt64);
+  return arange(m, o).unsqueeze(0) - arange(n, o).unsqueeze(1);
 }
-Tensor triu(const Tensor& x, int64_t diagonal) {
-  LT_CHECK(x.dim() >= 2, "triu: expects at least 2 dims, got shape ", shape_str(x.sizes()));
-  Tensor rows = arange(x.size(-2), TensorOptions(x.device()).dtype(kInt64)).unsqueeze(1);
-  Tensor cols = arange(x.size(-1), TensorOptions(x.device()).dtype(kInt64)).unsqueeze(0);
-  return where(cols - rows >= diagonal, x, zeros({}, x.options()));
+Tensor triangle(const char* op, const Tensor& x, bool lower, int64_t diagonal) {
+  LT_CHECK(x.dim() >= 2, op, ": expects at least 2 dims, got shape ", shape_str(x.sizes()));
+  Tensor k = diagonal_index(x.size(-2), x.size(-1), x.device());
+  return where(lower ? k <= diagonal : k >= diagonal, x, zeros({}, x.options()));
 }
+}  // namespace
+
+Tensor tril(const Tensor& x, int64_t diagonal) { return triangle("tril", x, true, diagonal); }
+Tensor triu(const Tensor& x, int64_t diagonal) { return triangle("triu", x, false, diagonal); }
 
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t d1 = wrap_dim(dim1, x.dim(), "diagonal"), d2 = wrap_dim(dim2, x.dim(), "diagonal");
@@ -244,11 +248,9 @@ Tensor diag(const Tensor& x, int64_t diagonal) {
   if (x.dim() == 2) return lt::diagonal(x, diagonal, 0, 1);
   LT_CHECK(x.dim() == 1, "diag: expects a 1-d or 2-d tensor, got shape ", shape_str(x.sizes()));
   const int64_t k = std::abs(diagonal), n = x.numel() + k;
-  Tensor rows = arange(n, TensorOptions(x.device()).dtype(kInt64)).unsqueeze(1);
-  Tensor cols = arange(n, TensorOptions(x.device()).dtype(kInt64)).unsqueeze(0);
   Tensor v = pad(x, {0, k});  // entry i of the diagonal, for row i (above) or column i (below)
   Tensor vals = diagonal >= 0 ? v.unsqueeze(1) : v.unsqueeze(0);
-  return where(cols - rows == diagonal, vals, zeros({}, x.options()));
+  return where(diagonal_index(n, n, x.device()) == diagonal, vals, zeros({}, x.options()));
 }
 
 Tensor flip(const Tensor& x, IntList dims) {

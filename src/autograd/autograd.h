@@ -71,7 +71,7 @@ std::vector<Tensor> apply_formula(const GradFn& fn, const std::vector<Tensor>& s
 // (formula_reads, differentiable in ops/registry.h).
 
 // A custom function's backward: runs the user's static backward (src/autograd/custom.cpp).
-std::vector<Tensor> apply_custom(GradFn& fn, std::vector<Tensor> grads, bool create_graph);
+std::vector<Tensor> apply_custom(GradFn& fn, std::vector<Tensor> grads);
 void release_custom(GradFn& fn);
 std::string custom_name(const GradFn& fn);
 

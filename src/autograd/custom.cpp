@@ -169,8 +169,8 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
   for (const Tensor& t : outputs) non_differentiable_.push_back(t.impl());
 }
 
-std::vector<Tensor> apply_custom(GradFn& fn, std::vector<Tensor> grads, bool create_graph) {
-  (void)create_graph;  // grad mode is already what create_graph asks
+// Runs in the grad mode the engine set (on under create_graph).
+std::vector<Tensor> apply_custom(GradFn& fn, std::vector<Tensor> grads) {
   CustomNode& node = *fn.custom;
   AutogradContext& ctx = detail::CustomAccess::ctx(fn);
   LT_CHECK(!detail::CustomAccess::released(ctx), "backward: trying to backward through ", node.name,

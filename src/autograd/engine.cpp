@@ -207,7 +207,7 @@ void run(Pass& p, const variable_list& roots, const variable_list& root_grads) {
     if (targeted && !useful.count(fn)) continue;
     std::vector<Tensor> gi;
     if (fn->custom) {
-      gi = apply_custom(*fn, std::move(g), p.create_graph);
+      gi = apply_custom(*fn, std::move(g));
     } else {
       if (!g[0].defined()) continue;
       check_saved(*fn);

@@ -330,14 +330,12 @@ class Lowering {
                   : Value(arith::MinSIOp::create(b, loc_, x[0], x[1]));
       case OpKind::Fmod: {
         if (fl) return arith::RemFOp::create(b, loc_, x[0], x[1]);
-        // A zero divisor (an error on eager when known) gives 0, and -1 gives 0 without
-        // INT_MIN % -1 trapping: both divide by 1 instead.
-        Value one = iconst(b, ct, 1);
-        Value bad = arith::OrIOp::create(
-            b, loc_, arith::CmpIOp::create(b, loc_, Q::eq, x[1], iconst(b, ct, 0)),
-            arith::CmpIOp::create(b, loc_, Q::eq, x[1], iconst(b, ct, -1)));
-        Value d = arith::SelectOp::create(b, loc_, bad, one, x[1]);
-        return arith::RemSIOp::create(b, loc_, x[0], d);
+        // Divisors 0 (an error on eager when known) and -1 (INT_MIN % -1 traps) become 1,
+        // giving 0: one unsigned test, d + 1 <= 1.
+        Value one = iconst(b, ct, 1), d1 = arith::AddIOp::create(b, loc_, x[1], one);
+        Value bad = arith::CmpIOp::create(b, loc_, Q::ule, d1, one);
+        return arith::RemSIOp::create(b, loc_, x[0],
+                                      arith::SelectOp::create(b, loc_, bad, one, x[1]));
       }
       case OpKind::Eq: return fl ? cmpf(P::OEQ) : cmpi(Q::eq, Q::eq);
       case OpKind::Ne: return fl ? cmpf(P::UNE) : cmpi(Q::ne, Q::ne);
