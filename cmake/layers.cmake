@@ -9,7 +9,7 @@
 # api -> autograd, eager -> dist) go through the hook tables of src/ops/*_hooks.h.
 
 # The public headers a layer below the user API may see: the value types, not the op functions.
-set(LT_PUBLIC_VALUE_HEADERS array_ref.h device.h dtype.h error.h options.h scalar.h tensor.h
+set(LT_PUBLIC_VALUE_HEADERS array_ref.h device.h dtype.h error.h half.h options.h scalar.h tensor.h
   ops.def)
 
 # The folders under src/ that a layer may see, by layer name. backend, interp and mlir all live

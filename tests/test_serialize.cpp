@@ -116,6 +116,9 @@ TEST(Safetensors, RoundTripsEveryDtype) {
           {"i32", lt::tensor(std::vector<int32_t>{INT32_MIN, -1, 0, INT32_MAX}, {2, 2})},
           {"i64", lt::tensor(std::vector<int64_t>{INT64_MIN, 5, INT64_MAX})},
           {"bool", lt::tensor(std::vector<bool>{true, false, false, true, true})},
+          {"i8", lt::tensor(std::vector<int8_t>{-128, 0, 127})},
+          {"f16", lt::tensor(std::vector<float>{0.1f, -65504.f, 6e-8f}).to(lt::kHalf)},
+          {"bf16", lt::tensor(std::vector<float>{0.1f, -3e38f, 1e-38f}).to(lt::kBFloat16)},
           {"scalar", lt::scalar_tensor(3.5, lt::kFloat64)},
           {"scalar_i", lt::scalar_tensor(-7, lt::kInt32)},
           {"empty", lt::tensor(std::vector<float>{}, {0})},
@@ -363,8 +366,8 @@ TEST(SafetensorsErrors, UnknownOrUnsupportedDtype) {
   const std::string p = d + "/d";
   write_raw(p, st_file(R"({"w":{"dtype":"Q7","shape":[2],"data_offsets":[0,8]}})", Bytes(8)));
   expect_load_error(p, {"tensor \"w\"", "unknown dtype \"Q7\""});
-  write_raw(p, st_file(R"({"w":{"dtype":"F16","shape":[4],"data_offsets":[0,8]}})", Bytes(8)));
-  expect_load_error(p, {"tensor \"w\"", "F16", "not supported"});
+  write_raw(p, st_file(R"({"w":{"dtype":"U16","shape":[4],"data_offsets":[0,8]}})", Bytes(8)));
+  expect_load_error(p, {"tensor \"w\"", "U16", "not supported"});
   write_raw(p, st_file(R"({"w":{"dtype":"f32","shape":[2],"data_offsets":[0,8]}})", Bytes(8)));
   expect_load_error(p, {"tensor \"w\"", "unknown dtype"});
   write_raw(p, st_file(R"({"w":{"dtype":4,"shape":[2],"data_offsets":[0,8]}})", Bytes(8)));

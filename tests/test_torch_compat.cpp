@@ -352,6 +352,31 @@ TEST_P(TorchCompat, StorageOfCpuTensors) {
   }
 }
 
+// kHalf, kBFloat16 and kChar as libtorch programs spell them (values from libtorch 1.13).
+TEST_P(TorchCompat, HalfBFloat16AndCharTensors) {
+  torch::Tensor x = torch::tensor({0.1, 1000.7, -3.0}, torch::dtype(torch::kHalf).device(device()));
+  EXPECT_EQ(x.scalar_type(), torch::kHalf);
+  EXPECT_EQ(x.dtype(), torch::kFloat16);
+  EXPECT_EQ(x.element_size(), 2);
+  EXPECT_FLOAT_EQ(x[1].item<float>(), 1000.5f);  // the nearest half
+  at::Half h = x[0].item<at::Half>();
+  EXPECT_FLOAT_EQ(static_cast<float>(h), 0.0999755859375f);
+  EXPECT_EQ((x * 2).scalar_type(), torch::kHalf);
+  EXPECT_EQ((x + x.to(torch::kBFloat16)).scalar_type(), torch::kFloat);
+  torch::Tensor b = x.to(torch::kBFloat16);
+  EXPECT_FLOAT_EQ(b[1].item<c10::BFloat16>(), 1000.0f);  // bfloat16 keeps 8 bits
+  torch::Tensor c =
+      torch::tensor({100, -100, 27}, torch::TensorOptions(torch::kChar).device(device()));
+  EXPECT_EQ(c.scalar_type(), torch::kChar);
+  EXPECT_EQ((c + c)[0].item<int8_t>(), -56);  // wraps, as int8 arithmetic does in libtorch
+  EXPECT_EQ(c.sum().item<int64_t>(), 27);
+  EXPECT_EQ(c.sum().scalar_type(), torch::kLong);
+  torch::Tensor cpu_half = x.to(torch::kCPU).contiguous();
+  EXPECT_EQ(cpu_half.data_ptr<at::Half>()[2], at::Half(-3.0f));
+  EXPECT_TRUE(torch::allclose(torch::softmax(x, 0).to(torch::kFloat),
+                              torch::softmax(x.to(torch::kFloat), 0), 1e-3, 1e-3));
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, TorchCompat, ::testing::Values("cpu", "lazy"),
                          [](const auto& info) { return info.param; });
 

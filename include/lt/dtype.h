@@ -4,11 +4,23 @@
 #include <cstdint>
 #include <string>
 
+#include "lt/half.h"
+
 namespace lt {
 
-// Order matters: for the supported set, promotion is the maximum in this order
-// (bool < int32 < int64 < float32 < float64), which matches PyTorch's table.
-enum class Dtype : uint8_t { Bool = 0, Int32 = 1, Int64 = 2, Float32 = 3, Float64 = 4 };
+// The numbering is stable (it appears in graph keys); promote_types gives PyTorch's table.
+// Int8, Float16 and BFloat16 are storage dtypes: ops compute on them in their compute dtype
+// (int32, float32) and round each result to the storage dtype, as libtorch's CPU kernels do.
+enum class Dtype : uint8_t {
+  Bool = 0,
+  Int32 = 1,
+  Int64 = 2,
+  Float32 = 3,
+  Float64 = 4,
+  Int8 = 5,
+  Float16 = 6,
+  BFloat16 = 7
+};
 
 inline constexpr Dtype kBool = Dtype::Bool;
 inline constexpr Dtype kInt32 = Dtype::Int32;
@@ -19,17 +31,31 @@ inline constexpr Dtype kFloat = Dtype::Float32;
 inline constexpr Dtype kDouble = Dtype::Float64;
 inline constexpr Dtype kInt = Dtype::Int32;
 inline constexpr Dtype kLong = Dtype::Int64;
+inline constexpr Dtype kInt8 = Dtype::Int8;
+inline constexpr Dtype kChar = Dtype::Int8;
+inline constexpr Dtype kFloat16 = Dtype::Float16;
+inline constexpr Dtype kHalf = Dtype::Float16;
+inline constexpr Dtype kBFloat16 = Dtype::BFloat16;
 
-inline constexpr int kNumDtypes = 5;
+inline constexpr int kNumDtypes = 8;
 
 size_t dtype_size(Dtype t);
 const char* dtype_name(Dtype t);   // "float32", ...
 const char* dtype_short(Dtype t);  // "f32", ... (IR text)
-inline bool is_floating(Dtype t) { return t == kFloat32 || t == kFloat64; }
-inline bool is_integral(Dtype t, bool include_bool = false) {
-  return t == kInt32 || t == kInt64 || (include_bool && t == kBool);
+inline bool is_floating(Dtype t) {
+  return t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16;
 }
-inline Dtype promote_types(Dtype a, Dtype b) { return a > b ? a : b; }
+inline bool is_integral(Dtype t, bool include_bool = false) {
+  return t == kInt32 || t == kInt64 || t == kInt8 || (include_bool && t == kBool);
+}
+// The storage dtypes and the dtype their arithmetic runs in.
+inline bool is_storage_dtype(Dtype t) { return t == kInt8 || t == kFloat16 || t == kBFloat16; }
+inline Dtype compute_dtype(Dtype t) {
+  return t == kInt8 ? kInt32 : (t == kFloat16 || t == kBFloat16) ? kFloat32 : t;
+}
+// PyTorch's torch.promote_types over these dtypes: the wider of two integers or of two floats,
+// a float over an integer, and float32 for float16 with bfloat16 (neither holds the other).
+Dtype promote_types(Dtype a, Dtype b);
 
 // The dtype of floating tensors made without one (factories, float literals, int-to-float
 // promotion): float32 unless set_default_dtype chose float64, as libtorch's (process-wide).
@@ -71,6 +97,18 @@ struct DtypeOf<int64_t> {
 template <>
 struct DtypeOf<bool> {
   static constexpr Dtype value = kBool;
+};
+template <>
+struct DtypeOf<int8_t> {
+  static constexpr Dtype value = kInt8;
+};
+template <>
+struct DtypeOf<Half> {
+  static constexpr Dtype value = kFloat16;
+};
+template <>
+struct DtypeOf<BFloat16> {
+  static constexpr Dtype value = kBFloat16;
 };
 
 template <typename T>

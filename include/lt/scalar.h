@@ -15,6 +15,8 @@ class Scalar {
   Scalar(T v) : dtype_(kInt64), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
   template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
   Scalar(T v) : dtype_(kFloat64), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
+  Scalar(Half v) : Scalar(static_cast<float>(v)) {}
+  Scalar(BFloat16 v) : Scalar(static_cast<float>(v)) {}
 
   // kBool, kInt64 or kFloat64: the "wrapped number" dtype PyTorch gives a host scalar.
   Dtype dtype() const { return dtype_; }

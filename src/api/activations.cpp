@@ -16,8 +16,10 @@ Tensor leaky_relu(const Tensor& x, double negative_slope) {
 
 Tensor elu(const Tensor& x, double alpha, double scale, double input_scale) {
   OpContext ctx("elu");
-  Tensor neg = expm1(x.clamp_max(0.0) * input_scale) * alpha;
-  return where(x > 0, x, neg) * scale;
+  return in_compute_dtype(x, [&](const Tensor& x) {
+    Tensor neg = expm1(x.clamp_max(0.0) * input_scale) * alpha;
+    return where(x > 0, x, neg) * scale;
+  });
 }
 
 Tensor selu(const Tensor& x) {
@@ -32,16 +34,21 @@ Tensor celu(const Tensor& x, double alpha) {
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   OpContext ctx("softplus");
-  Tensor bx = x * beta;
-  return where(bx > threshold, x, log1p(exp(bx.clamp_max(threshold))) / beta);
+  return in_compute_dtype(x, [&](const Tensor& x) {
+    Tensor bx = x * beta;
+    return where(bx > threshold, x, log1p(exp(bx.clamp_max(threshold))) / beta);
+  });
 }
 
 Tensor log_sigmoid(const Tensor& x) {
   OpContext ctx("log_sigmoid");
-  return x.clamp_max(0.0) - log1p(exp(-abs(x)));
+  return in_compute_dtype(x,
+                          [](const Tensor& x) { return x.clamp_max(0.0) - log1p(exp(-abs(x))); });
 }
 
-Tensor mish(const Tensor& x) { return x * tanh(softplus(x, 1.0, 20.0)); }
+Tensor mish(const Tensor& x) {
+  return in_compute_dtype(x, [](const Tensor& x) { return x * tanh(softplus(x, 1.0, 20.0)); });
+}
 
 Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
   OpContext ctx("hardtanh");
@@ -53,15 +60,17 @@ Tensor relu6(const Tensor& x) { return hardtanh(x, 0.0, 6.0); }
 
 Tensor hardsigmoid(const Tensor& x) {
   OpContext ctx("hardsigmoid");
-  return (x + 3.0).clamp(0.0, 6.0) / 6.0;
+  return in_compute_dtype(x, [](const Tensor& x) { return (x + 3.0).clamp(0.0, 6.0) / 6.0; });
 }
 
 Tensor hardswish(const Tensor& x) {
   OpContext ctx("hardswish");
-  return x * (x + 3.0).clamp(0.0, 6.0) / 6.0;
+  return in_compute_dtype(x, [](const Tensor& x) { return x * (x + 3.0).clamp(0.0, 6.0) / 6.0; });
 }
 
-Tensor softsign(const Tensor& x) { return x / (abs(x) + 1.0); }
+Tensor softsign(const Tensor& x) {
+  return in_compute_dtype(x, [](const Tensor& x) { return x / (abs(x) + 1.0); });
+}
 
 Tensor threshold(const Tensor& x, double th, double value) {
   OpContext ctx("threshold");
@@ -77,7 +86,8 @@ Tensor glu(const Tensor& x, int64_t dim) {
   LT_CHECK(x.size(d) % 2 == 0, "glu: dim ", dim, " of shape ", shape_str(x.sizes()),
            " must have an even size");
   const int64_t h = x.size(d) / 2;
-  return x.narrow(d, 0, h) * sigmoid(x.narrow(d, h, h));
+  return in_compute_dtype(
+      x, [&](const Tensor& x) { return x.narrow(d, 0, h) * sigmoid(x.narrow(d, h, h)); });
 }
 
 Tensor softmin(const Tensor& x, int64_t dim) { return softmax(-x, dim); }

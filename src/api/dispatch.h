@@ -27,6 +27,15 @@ Tensor& inplace(OpKind op, const Tensor& self, ArrayRef<Tensor> in, const OpAttr
 // device data and views of it); undefined otherwise. For value checks at the user's call.
 Tensor known_values(const Tensor& t);
 
+// A libtorch op on float16/bfloat16 computes in float32 and rounds once, however many
+// primitives our composite of it records: f runs on x widened and the result is rounded back.
+// (Other dtypes: f(x) as is.)
+template <typename F>
+Tensor in_compute_dtype(const Tensor& x, F&& f) {
+  if (!x.defined() || !is_storage_dtype(x.dtype()) || !is_floating(x.dtype())) return f(x);
+  return f(x.to(compute_dtype(x.dtype()))).to(x.dtype());
+}
+
 // Philox stream position: returns {seed, offset} and advances by n elements.
 std::pair<uint64_t, uint64_t> next_random(int64_t n);
 

@@ -156,16 +156,20 @@ Tensor where(const Tensor& c, const Scalar& a, const Scalar& b) {
 Tensor square(const Tensor& t) { return t * t; }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
+  LT_CHECK(approximate == "none" || approximate == "tanh",
+           "gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
+  if (is_storage_dtype(x.dtype()))
+    return in_compute_dtype(x, [&](const Tensor& x) { return gelu(x, approximate); });
   if (approximate == "none") return x * 0.5 * (erf(x * M_SQRT1_2) + 1.0);
-  LT_CHECK(approximate == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"",
-           approximate, "\"");
   // 0.5 * (1 + tanh(y)) written as sigmoid(2y): the same function without the cancellation of
   // 1 + tanh(y) for negative x, where one ulp of tanh was 0.2% of the result at x = -4 (and
   // the eager kernel and the compiled polynomial differ by about that).
   const double k2 = 2.0 * std::sqrt(2.0 / M_PI);
   return x * sigmoid((x + x * x * x * 0.044715) * k2);
 }
-Tensor silu(const Tensor& x) { return x * sigmoid(x); }
+Tensor silu(const Tensor& x) {
+  return in_compute_dtype(x, [](const Tensor& x) { return x * sigmoid(x); });
+}
 
 Tensor clamp(const Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   LT_CHECK(lo || hi, "clamp: at least one of min and max must be given");

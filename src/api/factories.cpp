@@ -58,6 +58,9 @@ template Tensor tensor<double>(const std::vector<double>&, IntList);
 template Tensor tensor<int32_t>(const std::vector<int32_t>&, IntList);
 template Tensor tensor<int64_t>(const std::vector<int64_t>&, IntList);
 template Tensor tensor<bool>(const std::vector<bool>&, IntList);
+template Tensor tensor<int8_t>(const std::vector<int8_t>&, IntList);
+template Tensor tensor<Half>(const std::vector<Half>&, IntList);
+template Tensor tensor<BFloat16>(const std::vector<BFloat16>&, IntList);
 Tensor with_tensor_options(Tensor t, const TensorOptions& o) {
   if (o.has_dtype() && o.dtype() != t.dtype()) t = t.to(o.dtype());
   if (o.has_device() && o.device() != t.device()) t = t.to(o.device());
@@ -203,10 +206,16 @@ int64_t exact_int_max(Dtype t) {
   switch (t) {
     case kBool:
       return 1;
+    case kInt8:
+      return std::numeric_limits<int8_t>::max();
     case kInt32:
       return std::numeric_limits<int32_t>::max();
     case kInt64:
       return std::numeric_limits<int64_t>::max() - 1;
+    case kFloat16:
+      return int64_t{1} << 11;
+    case kBFloat16:
+      return int64_t{1} << 8;
     case kFloat32:
       return int64_t{1} << 24;
     default:

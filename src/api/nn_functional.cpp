@@ -97,6 +97,8 @@ Tensor avg_pool2d(const Tensor& x, IntList k, IntList s, IntList p) {
 
 Tensor softmax(const Tensor& t, int64_t dim) {
   OpContext ctx("softmax");
+  if (is_storage_dtype(t.dtype()) && is_floating(t.dtype()))
+    return in_compute_dtype(t, [&](const Tensor& t) { return softmax(t, dim); });
   Tensor x = as_float(t);
   dim = wrap_dim(dim, x.dim(), "softmax");
   if (x.numel() == 0) return x.clone();
@@ -105,6 +107,8 @@ Tensor softmax(const Tensor& t, int64_t dim) {
 }
 Tensor log_softmax(const Tensor& t, int64_t dim) {
   OpContext ctx("log_softmax");
+  if (is_storage_dtype(t.dtype()) && is_floating(t.dtype()))
+    return in_compute_dtype(t, [&](const Tensor& t) { return log_softmax(t, dim); });
   Tensor x = as_float(t);
   dim = wrap_dim(dim, x.dim(), "log_softmax");
   if (x.numel() == 0) return x.clone();
@@ -129,12 +133,14 @@ Tensor layer_norm(const Tensor& x, IntList shape, const Tensor& w, const Tensor&
              " must have shape ", shape_str(shape));
   Dims dims;
   for (int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
-  Tensor mu = mean(x, dims, true);
-  Tensor c = x - mu;
-  Tensor y = c * rsqrt(mean(c * c, dims, true) + eps);
-  if (w.defined()) y = y * w;
-  if (b.defined()) y = y + b;
-  return y;
+  return in_compute_dtype(x, [&](const Tensor& x) {
+    Tensor mu = mean(x, dims, true);
+    Tensor c = x - mu;
+    Tensor y = c * rsqrt(mean(c * c, dims, true) + eps);
+    if (w.defined()) y = y * w;
+    if (b.defined()) y = y + b;
+    return y;
+  });
 }
 
 Tensor dropout(const Tensor& x, double p, bool train) {

@@ -57,7 +57,9 @@ Tensor mean(const Tensor& t) { return mean(t, {}, false); }
 Tensor mean(const Tensor& t, IntList dims, bool keepdim) {
   OpContext ctx("mean");
   require_float(t, "mean");
-  return sum(t, dims, keepdim) / static_cast<double>(count_of(t, dims));
+  return in_compute_dtype(t, [&](const Tensor& t) {
+    return sum(t, dims, keepdim) / static_cast<double>(count_of(t, dims));
+  });
 }
 Tensor max(const Tensor& t) {
   LT_CHECK(t.numel() > 0, "max: cannot reduce an empty tensor (shape ", shape_str(t.sizes()), ")");
@@ -83,19 +85,24 @@ Tensor argmin(const Tensor& t, int64_t dim, bool keepdim) { return arg(K::Argmin
 Tensor var(const Tensor& t, IntList dims, bool unbiased, bool keepdim) {
   OpContext ctx("var");
   require_float(t, "var");
-  Tensor mu = mean(t, dims, true);
-  Tensor d = t - mu;
-  // PyTorch divides by max(0, N - correction): an empty or too small group gives nan, not -0.
-  double n = std::max(0.0, static_cast<double>(count_of(t, dims)) - (unbiased ? 1.0 : 0.0));
-  return sum(d * d, dims, keepdim) / n;
+  return in_compute_dtype(t, [&](const Tensor& t) {
+    Tensor mu = mean(t, dims, true);
+    Tensor d = t - mu;
+    // PyTorch divides by max(0, N - correction): an empty or too small group gives nan, not -0.
+    double n = std::max(0.0, static_cast<double>(count_of(t, dims)) - (unbiased ? 1.0 : 0.0));
+    return sum(d * d, dims, keepdim) / n;
+  });
 }
 Tensor std(const Tensor& t, IntList dims, bool unbiased, bool keepdim) {
   OpContext ctx("std");
-  return sqrt(var(t, dims, unbiased, keepdim));
+  return in_compute_dtype(t,
+                          [&](const Tensor& t) { return sqrt(var(t, dims, unbiased, keepdim)); });
 }
 
 Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
   OpContext ctx("logsumexp");
+  if (is_storage_dtype(t.dtype()) && is_floating(t.dtype()))
+    return in_compute_dtype(t, [&](const Tensor& t) { return logsumexp(t, dims, keepdim); });
   Tensor x = is_floating(t.dtype()) ? t : t.to(kFloat32);
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
   Tensor m = amax(x, dims, true);
@@ -109,6 +116,8 @@ Tensor norm(const Tensor& t) { return norm(t, 2.0, {}, false); }
 Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {
   OpContext ctx("norm");
   require_float(t, "norm");
+  if (is_storage_dtype(t.dtype()))
+    return in_compute_dtype(t, [&](const Tensor& t) { return norm(t, p, dims, keepdim); });
   if (p == 2.0) return sqrt(sum(t * t, dims, keepdim));
   if (p == 1.0) return sum(abs(t), dims, keepdim);
   if (std::isinf(p)) return p > 0 ? amax(abs(t), dims, keepdim) : amin(abs(t), dims, keepdim);

@@ -366,15 +366,17 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
            "group_norm: ", x.dim() >= 2 ? x.size(1) : 0, " channels (shape ", shape_str(x.sizes()),
            ") do not divide into ", num_groups, " groups");
   const int64_t n = x.size(0), c = x.size(1);
-  Tensor g = x.reshape({n, num_groups, -1});
-  Tensor mu = g.mean({2}, true);
-  Tensor v = var(g, {2}, false, true);
-  Tensor y = ((g - mu) * (v + eps).rsqrt()).reshape(x.sizes());
-  std::vector<int64_t> ch(x.dim(), 1);
-  ch[1] = c;
-  if (weight.defined()) y = y * weight.reshape(IntList(ch));
-  if (bias.defined()) y = y + bias.reshape(IntList(ch));
-  return y;
+  return in_compute_dtype(x, [&](const Tensor& x) {
+    Tensor g = x.reshape({n, num_groups, -1});
+    Tensor mu = g.mean({2}, true);
+    Tensor v = var(g, {2}, false, true);
+    Tensor y = ((g - mu) * (v + eps).rsqrt()).reshape(x.sizes());
+    std::vector<int64_t> ch(x.dim(), 1);
+    ch[1] = c;
+    if (weight.defined()) y = y * weight.reshape(IntList(ch));
+    if (bias.defined()) y = y + bias.reshape(IntList(ch));
+    return y;
+  });
 }
 
 namespace {

@@ -24,6 +24,12 @@ Scalar Tensor::item() const {
     case kInt32: return Scalar(*reinterpret_cast<const int32_t*>(p));
     case kInt64: return Scalar(*reinterpret_cast<const int64_t*>(p));
     case kBool: return Scalar(*reinterpret_cast<const bool*>(p));
+    case kInt8:
+      return Scalar(*reinterpret_cast<const int8_t*>(p));
+    case kFloat16:
+      return Scalar(static_cast<float>(*reinterpret_cast<const Half*>(p)));
+    case kBFloat16:
+      return Scalar(static_cast<float>(*reinterpret_cast<const BFloat16*>(p)));
   }
   return Scalar();
 }

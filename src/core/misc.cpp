@@ -18,10 +18,8 @@ std::atomic<Dtype> g_default_dtype{kFloat32};
 Dtype get_default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
 
 void set_default_dtype(Dtype t) {
-  LT_CHECK(is_floating(t),
-           "set_default_dtype: only floating dtypes (float32, float64) can be "
-           "the default, got ",
-           dtype_name(t));
+  LT_CHECK(t == kFloat32 || t == kFloat64,
+           "set_default_dtype: only float32 and float64 can be the default, got ", dtype_name(t));
   g_default_dtype.store(t, std::memory_order_relaxed);
 }
 
@@ -32,8 +30,23 @@ size_t dtype_size(Dtype t) {
     case kInt64: return 8;
     case kFloat32: return 4;
     case kFloat64: return 8;
+    case kInt8:
+      return 1;
+    case kFloat16:
+      return 2;
+    case kBFloat16:
+      return 2;
   }
   return 0;
+}
+
+Dtype promote_types(Dtype a, Dtype b) {
+  if (a == b || b == kBool) return a;
+  if (a == kBool) return b;
+  const bool fa = is_floating(a), fb = is_floating(b);
+  if (fa != fb) return fa ? a : b;
+  if (fa && dtype_size(a) == dtype_size(b)) return kFloat32;  // float16 with bfloat16
+  return dtype_size(a) >= dtype_size(b) ? a : b;
 }
 
 const char* dtype_name(Dtype t) {
@@ -43,6 +56,12 @@ const char* dtype_name(Dtype t) {
     case kInt64: return "int64";
     case kFloat32: return "float32";
     case kFloat64: return "float64";
+    case kInt8:
+      return "int8";
+    case kFloat16:
+      return "float16";
+    case kBFloat16:
+      return "bfloat16";
   }
   return "?";
 }
@@ -54,6 +73,12 @@ const char* dtype_short(Dtype t) {
     case kInt64: return "s64";
     case kFloat32: return "f32";
     case kFloat64: return "f64";
+    case kInt8:
+      return "s8";
+    case kFloat16:
+      return "f16";
+    case kBFloat16:
+      return "bf16";
   }
   return "?";
 }

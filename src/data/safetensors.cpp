@@ -44,12 +44,18 @@ const char* st_dtype_name(Dtype t) {
       return "I64";
     case kBool:
       return "BOOL";
+    case kInt8:
+      return "I8";
+    case kFloat16:
+      return "F16";
+    case kBFloat16:
+      return "BF16";
   }
   return "?";
 }
 
 bool parse_st_dtype(const std::string& s, Dtype* out) {
-  for (Dtype t : {kFloat32, kFloat64, kInt32, kInt64, kBool}) {
+  for (Dtype t : {kFloat32, kFloat64, kInt32, kInt64, kBool, kInt8, kFloat16, kBFloat16}) {
     if (s == st_dtype_name(t)) {
       *out = t;
       return true;
@@ -59,9 +65,9 @@ bool parse_st_dtype(const std::string& s, Dtype* out) {
 }
 
 bool is_known_unsupported_dtype(const std::string& s) {
-  static const char* const kNames[] = {"F16",     "BF16",    "F8_E4M3", "F8_E5M2", "F8_E8M0",
-                                       "F6_E2M3", "F6_E3M2", "F4",      "I8",      "U8",
-                                       "I16",     "U16",     "U32",     "U64",     "C64"};
+  static const char* const kNames[] = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "F6_E2M3",
+                                       "F6_E3M2", "F4",      "U8",      "I16",
+                                       "U16",     "U32",     "U64",     "C64"};
   return std::find(std::begin(kNames), std::end(kNames), s) != std::end(kNames);
 }
 
@@ -454,7 +460,7 @@ Header read_header(const std::string& path, std::ifstream& in) {
              kind_name(dt->kind));
     if (!parse_st_dtype(dt->text, &e.dtype)) {
       LT_CHECK(!is_known_unsupported_dtype(dt->text), where, "dtype ", dt->text,
-               " is not supported (lt has F32, F64, I32, I64, BOOL)");
+               " is not supported (lt has F32, F64, F16, BF16, I64, I32, I8, BOOL)");
       throw_error(where, "unknown dtype \"", dt->text, "\"");
     }
 

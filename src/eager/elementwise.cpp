@@ -13,7 +13,11 @@ namespace {
 
 template <typename To, typename From>
 inline To convert(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (is_reduced_float_v<From>) {  // through float, as c10's conversions
+    return convert<To, float>(static_cast<float>(v));
+  } else if constexpr (is_reduced_float_v<To>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     // Out-of-range and NaN casts are undefined in C++; give x86's "integer indefinite".
@@ -225,21 +229,23 @@ Tensor dense(const Tensor& t) {
 
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
-  LT_DISPATCH(dst.dtype(), O, LT_DISPATCH(src.dtype(), S, {
-    if constexpr (std::is_same_v<O, S>) {
-      auto spec = make_loop<2>({&dst, &src});
-      run_loop(spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
-        if (st[0] == sizeof(O) && st[1] == sizeof(S)) {
-          std::memcpy(p[0], p[1], n * sizeof(O));
-        } else {
-          for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<O*>(p[0] + i * st[0]) = *reinterpret_cast<const S*>(p[1] + i * st[1]);
-        }
-      });
-    } else {
-      unary_loop<O, S>(dst, src, [](S v) { return convert<O, S>(v); });
-    }
-  }));
+  LT_DISPATCH_ALL(dst.dtype(), O, LT_DISPATCH_ALL(src.dtype(), S, {
+                    if constexpr (std::is_same_v<O, S>) {
+                      auto spec = make_loop<2>({&dst, &src});
+                      run_loop(
+                          spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
+                            if (st[0] == sizeof(O) && st[1] == sizeof(S)) {
+                              std::memcpy(p[0], p[1], n * sizeof(O));
+                            } else {
+                              for (int64_t i = 0; i < n; ++i)
+                                *reinterpret_cast<O*>(p[0] + i * st[0]) =
+                                    convert<O, S>(*reinterpret_cast<const S*>(p[1] + i * st[1]));
+                            }
+                          });
+                    } else {
+                      unary_loop<O, S>(dst, src, [](S v) { return convert<O, S>(v); });
+                    }
+                  }));
 }
 
 void unary_kernel(OpKind op, const Tensor& x, const Tensor& out) {
@@ -268,6 +274,12 @@ void where_kernel(const Tensor& cond, const Tensor& a, const Tensor& b, const Te
 
 void fill_kernel(const Tensor& out, double value, int64_t ivalue) {
   if (out.numel() == 0) return;
+  if (is_storage_dtype(out.dtype())) {  // the value as the compute dtype holds it, rounded
+    Tensor w = make_eager(out.sizes(), compute_dtype(out.dtype()));
+    fill_kernel(w, value, ivalue);
+    copy_into(out, w);
+    return;
+  }
   LT_DISPATCH(out.dtype(), T, {
     // bool from the double: 0.5 and NaN are true, as in PyTorch (ivalue truncates them).
     const T v = std::is_floating_point_v<T> ? static_cast<T>(value)

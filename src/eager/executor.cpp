@@ -51,10 +51,39 @@ Tensor view_op(OpKind op, const Tensor& x, const OpAttrs& a, const OpMeta& m) {
   }
 }
 
+// Storage dtypes (int8, float16, bfloat16) reach no kernel: the op runs on its inputs widened to
+// their compute dtypes, and a storage-dtype result is rounded back, once per op, as libtorch's
+// CPU kernels do (they compute in float or int and round each result). Widening and rounding
+// back are exact for the ops that only move values (cat, pad, gather, ...).
+bool touches_storage_dtype(ArrayRef<Tensor> in, const OpMeta& m) {
+  if (is_storage_dtype(m.dtype)) return true;
+  for (const Tensor& t : in)
+    if (t.defined() && is_storage_dtype(t.dtype())) return true;
+  return false;
+}
+
+std::vector<Tensor> widened(ArrayRef<Tensor> in) {
+  std::vector<Tensor> w;
+  for (const Tensor& t : in) w.push_back(t.defined() ? cast_to(t, compute_dtype(t.dtype())) : t);
+  return w;
+}
+
+OpMeta widened(const OpMeta& m) {
+  OpMeta w = m;
+  w.dtype = compute_dtype(m.dtype);
+  w.compute = compute_dtype(m.compute);
+  return w;
+}
+
 }  // namespace
 
 void eager_execute_into(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m,
                         const Tensor& out) {
+  if (op != OpKind::Cast && touches_storage_dtype(in, m)) {
+    std::vector<Tensor> w = widened(in);
+    copy_into(out, eager_execute(op, w, a, widened(m)));
+    return;
+  }
   switch (op_category(op)) {
     case OpCategory::EwUnary:
       if (op == OpKind::Cast)
@@ -82,7 +111,14 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
     case OpKind::Expand:
     case OpKind::Slice:
       return view_op(op, in[0], a, m);
+    case OpKind::Copy:
+    case OpKind::Cast:
+      break;
     default:
+      if (touches_storage_dtype(in, m)) {
+        std::vector<Tensor> w = widened(in);
+        return cast_to(eager_execute(op, w, a, widened(m)), m.dtype);
+      }
       break;
   }
   Tensor out = make_eager(m.sizes, m.dtype);

@@ -387,7 +387,8 @@ Dtype result_type(ArrayRef<Tensor> in) {
   return r < 0 ? get_default_dtype() : static_cast<Dtype>(r);
 }
 
-OpMeta infer_meta(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+namespace {
+OpMeta meta_by_category(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   switch (op_category(op)) {
     case OpCategory::EwUnary:
       return unary(op, in[0], a);
@@ -427,6 +428,13 @@ OpMeta infer_meta(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
       return collective(op, in[0], a);
   }
   return {};
+}
+}  // namespace
+
+OpMeta infer_meta(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
+  OpMeta m = meta_by_category(op, in, a);
+  m.compute = compute_dtype(m.compute);  // storage dtypes compute wider (see dtype.h)
+  return m;
 }
 
 }  // namespace lt

@@ -26,16 +26,23 @@ using std::nullopt;
 using std::optional;
 using ScalarType = lt::Dtype;
 using Error = lt::Error;  // catch (const c10::Error&) catches every lazytensor error
-using lt::kCPU;
-using lt::kLazy;
+using lt::BFloat16;
+using lt::Half;
+using lt::kBFloat16;
 using lt::kBool;
+using lt::kChar;
+using lt::kCPU;
 using lt::kDouble;
 using lt::kFloat;
+using lt::kFloat16;
 using lt::kFloat32;
 using lt::kFloat64;
+using lt::kHalf;
 using lt::kInt;
 using lt::kInt32;
 using lt::kInt64;
+using lt::kInt8;
+using lt::kLazy;
 using lt::kLong;
 using lt::kStrided;
 }  // namespace c10

@@ -113,6 +113,12 @@ class Lowering {
       case kInt32: return b_.getI32Type();
       case kInt64: return b_.getI64Type();
       case kBool: return b_.getI1Type();
+      case kInt8:
+        return b_.getI8Type();
+      case kFloat16:
+        return b_.getF16Type();
+      case kBFloat16:
+        return b_.getBF16Type();
     }
     return b_.getF32Type();
   }
@@ -126,6 +132,19 @@ class Lowering {
   // Scalar conversion between dtypes (PyTorch semantics; bool is i1).
   Value convert(OpBuilder& b, Value v, Dtype from, Dtype to) {
     if (from == to) return v;
+    // The 16-bit floats convert through float32, as eager's Half and BFloat16 do (a double or
+    // an integer rounds to float first). bfloat16 is converted with integer ops: LLVM would
+    // call a runtime function for it on hosts without AVX512_BF16.
+    if (from == kFloat16 || from == kBFloat16)
+      return convert(
+          b,
+          from == kFloat16 ? arith::ExtFOp::create(b, loc_, b.getF32Type(), v) : bf16_to_f32(b, v),
+          kFloat32, to);
+    if (to == kFloat16 || to == kBFloat16) {
+      v = convert(b, v, from, kFloat32);
+      return to == kFloat16 ? Value(arith::TruncFOp::create(b, loc_, b.getF16Type(), v))
+                            : f32_to_bf16(b, v);
+    }
     Type t = elem(to);
     if (to == kBool) {
       if (is_floating(from)) {
@@ -152,12 +171,36 @@ class Lowering {
       Value in_range = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OLT,
                                              math::AbsFOp::create(b, loc_, v), lim);
       Value min = arith::ConstantOp::create(
-          b, loc_, b.getIntegerAttr(t, bits == 64 ? INT64_MIN : int64_t{INT32_MIN}));
+          b, loc_, b.getIntegerAttr(t, bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1))));
       return arith::SelectOp::create(b, loc_, in_range, r, min);
     }
     if (from == kBool) return arith::ExtUIOp::create(b, loc_, t, v);
     if (dtype_size(from) < dtype_size(to)) return arith::ExtSIOp::create(b, loc_, t, v);
     return arith::TruncIOp::create(b, loc_, t, v);
+  }
+
+  Value i32const(OpBuilder& b, int64_t v) {
+    return arith::ConstantOp::create(b, loc_, b.getI32IntegerAttr(static_cast<int32_t>(v)));
+  }
+  Value bf16_to_f32(OpBuilder& b, Value v) {
+    Value i = arith::BitcastOp::create(b, loc_, b.getI16Type(), v);
+    Value w = arith::ExtUIOp::create(b, loc_, b.getI32Type(), i);
+    return arith::BitcastOp::create(b, loc_, b.getF32Type(),
+                                    arith::ShLIOp::create(b, loc_, w, i32const(b, 16)));
+  }
+  // Round to nearest even, as c10::BFloat16: x + 0x7fff + (bit 16 of x), the top half; NaN
+  // gives 0x7fc0.
+  Value f32_to_bf16(OpBuilder& b, Value v) {
+    Value x = arith::BitcastOp::create(b, loc_, b.getI32Type(), v);
+    Value hi = arith::ShRUIOp::create(b, loc_, x, i32const(b, 16));
+    Value odd = arith::AndIOp::create(b, loc_, hi, i32const(b, 1));
+    Value r =
+        arith::AddIOp::create(b, loc_, arith::AddIOp::create(b, loc_, x, i32const(b, 0x7fff)), odd);
+    Value top = arith::ShRUIOp::create(b, loc_, r, i32const(b, 16));
+    Value nan = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::UNO, v, v);
+    Value bits = arith::SelectOp::create(b, loc_, nan, i32const(b, 0x7fc0), top);
+    return arith::BitcastOp::create(b, loc_, b.getBF16Type(),
+                                    arith::TruncIOp::create(b, loc_, b.getI16Type(), bits));
   }
 
   Value fconst(OpBuilder& b, Dtype t, double v) {
@@ -214,11 +257,20 @@ class Lowering {
           in_dt.push_back(n->operands[i]->meta.dtype);
         }
         return generic(m.sizes, m.dtype, args, maps, [&](OpBuilder& b, ValueRange v) {
-          return scalar(b, n, v, in_dt);
+          Value r = scalar(b, n, v, in_dt);
+          // A storage dtype's result: computed in its compute dtype, rounded here.
+          return r.getType() == elem(m.dtype) ? r : convert(b, r, m.compute, m.dtype);
         });
       }
-      case OpCategory::Reduction:
-        return reduce(n, args[0]);
+      case OpCategory::Reduction: {
+        Value r = reduce(n, args[0]);
+        if (!is_storage_dtype(m.dtype)) return r;
+        return generic(m.sizes, m.dtype, {r},
+                       {AffineMap::getMultiDimIdentityMap(m.sizes.size(), ctx_)},
+                       [&](OpBuilder& b, ValueRange v) {
+                         return convert(b, v[0], compute_dtype(m.dtype), m.dtype);
+                       });
+      }
       case OpCategory::Movement:
         return movement(n, args[0]);
       default:
@@ -359,7 +411,7 @@ class Lowering {
     const ir::Node* src = n->operands[0].get();
     IntList in_sizes = src->meta.sizes;
     const unsigned R = in_sizes.size();
-    const Dtype ct = n->meta.dtype, it = src->meta.dtype;
+    const Dtype ct = compute_dtype(n->meta.dtype), it = src->meta.dtype;
     const bool fl = is_floating(ct);
     if (R == 0) {
       // A 0-d input: the reduction is the element itself. (As a generic of no loops whose
