@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -365,6 +366,96 @@ TEST_P(NnFunctional, BadArgumentsThrowNamingTheOp) {
   throws_with([&] { lt::glu(on(lt::ones({3}))); }, "even size");
   // The pending graph stays usable after the failures.
   EXPECT_TRUE(std::isfinite(lt::cross_entropy(x, t).item<float>()));
+}
+
+// ---- pooling: dilation, ceil_mode, count_include_pad, divisor_override, 1-d pools
+
+TEST_P(NnFunctional, PoolingOptionsFollowPytorchsWindowRules) {
+  // Dilation 2: each 2x2 window reads x[i][j], x[i][j+2], x[i+2][j], x[i+2][j+2].
+  Tensor x = on(lt::arange(25, lt::kFloat32).reshape({1, 1, 5, 5}));
+  expect_near_all(lt::max_pool2d(x, {2, 2}, {1, 1}, {0, 0}, {2, 2}),
+                  {12, 13, 14, 17, 18, 19, 22, 23, 24}, 0, "dilated max_pool2d");
+  // ceil_mode adds the partial window at the end; its avg divides by the part inside.
+  Tensor r = on(lt::arange(5, lt::kFloat32).reshape({1, 1, 5}));
+  expect_near_all(lt::max_pool1d(r, {2}), {1, 3}, 0, "max_pool1d floor");
+  expect_near_all(lt::max_pool1d(r, {2}, {2}, {0}, {1}, true), {1, 3, 4}, 0, "max_pool1d ceil");
+  expect_near_all(lt::avg_pool1d(r, {2}, {2}, {0}, true), {0.5, 2.5, 4}, 1e-7, "avg_pool1d ceil");
+  // The last window must start inside the input or its left padding: 5 + 2 * 1 padded, k 2,
+  // stride 2 gives 3 windows with ceil_mode, not 4.
+  EXPECT_EQ(lt::max_pool1d(r, {2}, {2}, {1}, {1}, true).size(-1), 3);
+  // count_include_pad: a window over the padding divides by 3 or by the 2 values it covers.
+  Tensor v = on(lt::tensor(std::vector<float>{1, 2, 3, 4}).reshape({1, 1, 4}));
+  expect_near_all(lt::avg_pool1d(v, {3}, {1}, {1}), {1, 2, 3, 7.0 / 3}, 1e-6, "avg include pad");
+  expect_near_all(lt::avg_pool1d(v, {3}, {1}, {1}, false, false), {1.5, 2, 3, 3.5}, 1e-6,
+                  "avg exclude pad");
+  Tensor q = on(lt::tensor(std::vector<float>{1, 2, 3, 4}).reshape({1, 1, 2, 2}));
+  expect_near_all(lt::avg_pool2d(q, {2, 2}, {}, {0, 0}, false, true, 3), {10.0 / 3}, 1e-6,
+                  "divisor_override");
+  // libtorch's option spellings, modules and functionals.
+  lt::nn::MaxPool2d mp(lt::nn::MaxPool2dOptions(2).stride(1).dilation(2));
+  expect_near_all(mp->forward(x), {12, 13, 14, 17, 18, 19, 22, 23, 24}, 0, "MaxPool2d module");
+  EXPECT_EQ(mp->options.dilation()[0], 2);
+  lt::nn::AvgPool2d ap(lt::nn::AvgPool2dOptions({2, 2}).divisor_override(3));
+  expect_near_all(ap(q), {10.0 / 3}, 1e-6, "AvgPool2d module");
+  lt::nn::MaxPool1d mp1(lt::nn::MaxPool1dOptions(2).ceil_mode(true));
+  expect_near_all(mp1(r), {1, 3, 4}, 0, "MaxPool1d module");
+  lt::nn::AvgPool1d ap1(lt::nn::AvgPool1dOptions(3).stride(1).padding(1).count_include_pad(false));
+  expect_near_all(ap1(v), {1.5, 2, 3, 3.5}, 1e-6, "AvgPool1d module");
+  expect_near_all(F::avg_pool2d(q, F::AvgPool2dFuncOptions(2).ceil_mode(true)), {2.5}, 1e-6,
+                  "F::avg_pool2d");
+  expect_near_all(F::max_pool1d(r, F::MaxPool1dFuncOptions(3).stride(2)), {2, 4}, 0,
+                  "F::max_pool1d");
+  EXPECT_THROW(lt::max_pool2d(x, {2, 2}, {1, 1}, {2, 2}), lt::Error);  // padding over half k
+  EXPECT_THROW(lt::max_pool2d(x, {2, 2}, {1, 1}, {0, 0}, {0, 1}), lt::Error);
+  EXPECT_THROW(lt::avg_pool2d(q, {2, 2}, {}, {0, 0}, false, true, 0), lt::Error);
+}
+
+TEST_P(NnFunctional, PoolingWithOptionsMatchesEagerAndDifferentiates) {
+  std::mt19937 g(5);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int64_t h = 6 + g() % 5, w = 6 + g() % 6, k = 2 + g() % 2, s = 1 + g() % 2;
+    const int64_t d = 1 + g() % 2, p = g() % 2;
+    const bool ceil = g() % 2, include = g() % 2;
+    Tensor x = lt::randn({2, 3, h, w});
+    Tensor xt = lt::randn({2, 3, w, h}).transpose(2, 3);  // a non-contiguous input
+    for (const Tensor& in : {x, xt}) {
+      Tensor m = lt::max_pool2d(in, {k, k}, {s, s}, {p, p}, {d, d}, ceil);
+      expect_near_all(lt::max_pool2d(on(in), {k, k}, {s, s}, {p, p}, {d, d}, ceil), dv(m), 0,
+                      "max_pool2d options");
+      Tensor a = lt::avg_pool2d(in, {k, k}, {s, s}, {p, p}, ceil, include);
+      expect_near_all(lt::avg_pool2d(on(in), {k, k}, {s, s}, {p, p}, ceil, include), dv(a), 1e-6,
+                      "avg_pool2d options");
+    }
+  }
+  using lt_test::gradcheck;
+  using lt_test::In;
+  using lt_test::Ts;
+  In img{{}, {1, 2, 5, 6}};
+  for (int i = 0; i < 60; ++i) img.v.push_back(std::sin(1.7 * i) * 3 + 0.01 * i);  // no ties
+  gradcheck(
+      "max_pool2d dilation ceil",
+      [](Ts t) {
+        return lt::max_pool2d(t[0], {2, 2}, {2, 2}, {1, 0}, {2, 1}, true);
+      },
+      {img}, dev());
+  gradcheck(
+      "avg_pool2d ceil exclude pad",
+      [](Ts t) {
+        return lt::avg_pool2d(t[0], {3, 2}, {2, 2}, {1, 1}, true, false);
+      },
+      {img}, dev());
+  gradcheck(
+      "avg_pool2d divisor",
+      [](Ts t) {
+        return lt::avg_pool2d(t[0], {2, 3}, {1, 2}, {1, 1}, false, true, 5);
+      },
+      {img}, dev());
+  gradcheck(
+      "max_pool1d",
+      [](Ts t) {
+        return lt::max_pool1d(t[0].reshape({2, 30}), {4}, {3}, {2}, {1}, true);
+      },
+      {img}, dev());
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, NnFunctional, ::testing::Values("cpu", "lazy"),

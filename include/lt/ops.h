@@ -257,8 +257,17 @@ Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = {});
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1, 1},
               IntList padding = {0, 0}, IntList dilation = {1, 1}, int64_t groups = 1);
-Tensor max_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0});
-Tensor avg_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0});
+// Pooling with libtorch's arguments (stride defaults to the kernel). ceil_mode: PyTorch's
+// output size rule; avg: count_include_pad and divisor_override as PyTorch's.
+Tensor max_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0},
+                  IntList dilation = {1, 1}, bool ceil_mode = false);
+Tensor avg_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor max_pool1d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0},
+                  IntList dilation = {1}, bool ceil_mode = false);
+Tensor avg_pool1d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true);
 Tensor softmax(const Tensor& t, int64_t dim);
 Tensor log_softmax(const Tensor& t, int64_t dim);
 Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight = {},

@@ -21,16 +21,39 @@ Dims pair_of(IntList v, const char* op, const char* what, IntList fallback = {})
   return v.size() == 1 ? Dims{v[0], v[0]} : Dims(v);
 }
 
-Tensor pool(K op, const Tensor& x, IntList kernel, IntList stride, IntList padding) {
+Tensor pool(K op, const Tensor& x, IntList kernel, IntList stride, IntList padding,
+            IntList dilation, bool ceil_mode, bool count_include_pad, int64_t divisor) {
   const char* name = op_name(op);
   LT_CHECK(x.dim() == 3 || x.dim() == 4, name, ": expected a 3-d or 4-d input, got shape ",
            shape_str(x.sizes()));
   Dims k = pair_of(kernel, name, "kernel_size");
   Dims s = pair_of(stride, name, "stride", k);
   Dims p = pair_of(padding, name, "padding");
-  const OpAttrs a = PoolAttrs{k[0], k[1], s[0], s[1], p[0], p[1]}.attrs();
+  Dims d = pair_of(dilation, name, "dilation");
+  const OpAttrs a =
+      PoolAttrs{k[0],   k[1], s[0], s[1], p[0], p[1], d[0], d[1], ceil_mode, count_include_pad,
+                divisor}
+          .attrs();
   if (x.dim() == 3) return call(op, {x.unsqueeze(0)}, a).squeeze(0);
   return call(op, {x}, a);
+}
+
+// A 1-d pool of (N, C, L) or (C, L) as the 2-d pool of a height-1 image.
+Dims one_by(IntList v, const char* name, const char* what, int64_t fill) {
+  LT_CHECK(v.size() <= 1, name, ": ", what, " must be one int for a 1-d pool, got ", shape_str(v));
+  return {fill, v.empty() ? -1 : v[0]};
+}
+Tensor pool1d(K op, const Tensor& x, IntList kernel, IntList stride, IntList padding,
+              IntList dilation, bool ceil_mode, bool count_include_pad) {
+  const char* name = op == K::MaxPool2d ? "max_pool1d" : "avg_pool1d";
+  LT_CHECK(x.dim() == 2 || x.dim() == 3, name, ": expected a 2-d or 3-d input, got shape ",
+           shape_str(x.sizes()));
+  LT_CHECK(!kernel.empty(), name, ": kernel_size is required");
+  Dims k = one_by(kernel, name, "kernel_size", 1);
+  Dims s = stride.empty() ? k : one_by(stride, name, "stride", 1);
+  Dims p = one_by(padding.empty() ? IntList({0}) : padding, name, "padding", 0);
+  Dims d = one_by(dilation.empty() ? IntList({1}) : dilation, name, "dilation", 1);
+  return pool(op, x.unsqueeze(-2), k, s, p, d, ceil_mode, count_include_pad, 0).squeeze(-2);
 }
 }  // namespace
 
@@ -88,11 +111,21 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
   Tensor y = b.defined() ? call(K::Conv2d, {xb, w, b}, a) : call(K::Conv2d, {xb, w}, a);
   return x.dim() == 3 ? y.squeeze(0) : y;
 }
-Tensor max_pool2d(const Tensor& x, IntList k, IntList s, IntList p) {
-  return pool(K::MaxPool2d, x, k, s, p);
+Tensor max_pool2d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool ceil_mode) {
+  return pool(K::MaxPool2d, x, k, s, p, d, ceil_mode, true, 0);
 }
-Tensor avg_pool2d(const Tensor& x, IntList k, IntList s, IntList p) {
-  return pool(K::AvgPool2d, x, k, s, p);
+Tensor avg_pool2d(const Tensor& x, IntList k, IntList s, IntList p, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  LT_CHECK(!divisor_override || *divisor_override != 0, "avg_pool2d: divisor must be not zero");
+  return pool(K::AvgPool2d, x, k, s, p, {1, 1}, ceil_mode, count_include_pad,
+              divisor_override.value_or(0));
+}
+Tensor max_pool1d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool ceil_mode) {
+  return pool1d(K::MaxPool2d, x, k, s, p, d, ceil_mode, true);
+}
+Tensor avg_pool1d(const Tensor& x, IntList k, IntList s, IntList p, bool ceil_mode,
+                  bool count_include_pad) {
+  return pool1d(K::AvgPool2d, x, k, s, p, {1}, ceil_mode, count_include_pad);
 }
 
 Tensor softmax(const Tensor& t, int64_t dim) {
@@ -206,10 +239,13 @@ ConvAttrs conv_attrs(IntList p, int64_t groups, int64_t h, int64_t w) {
   LT_CHECK(p.size() == 6, "conv2d backward: expected 6 conv parameters, got ", p.size());
   return {p[0], p[1], p[2], p[3], p[4], p[5], groups, h, w};
 }
-// params: {kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w} (the pooling order).
+// params: PoolAttrs::params() (kernel, stride, padding, dilation, ceil_mode, count_include_pad,
+// divisor), or its first 6 (the rest default).
 PoolAttrs pool_attrs(IntList p, int64_t h, int64_t w) {
-  LT_CHECK(p.size() == 6, "pool2d backward: expected 6 pooling parameters, got ", p.size());
-  return {p[0], p[1], p[2], p[3], p[4], p[5], h, w};
+  LT_CHECK(p.size() == 6 || p.size() == 11,
+           "pool2d backward: expected 6 or 11 pooling parameters, got ", p.size());
+  if (p.size() == 6) return {p[0], p[1], p[2], p[3], p[4], p[5], 1, 1, 0, 1, 0, h, w};
+  return {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], h, w};
 }
 }  // namespace
 

@@ -174,6 +174,31 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
     }
 }
 
+// One pooling window along one axis: the first input position, the step between positions and
+// their count (the positions inside the input), and for avg pooling PyTorch's padded extent
+// (the window clipped to the right padding, which count_include_pad divides by).
+struct Window {
+  int64_t first, step, count, padded;
+};
+inline Window window_at(int64_t o, int64_t k, int64_t s, int64_t pad, int64_t dil, int64_t n) {
+  const int64_t start = o * s - pad;
+  if (dil == 1) {
+    const int64_t padded = std::min(start + k, n + pad) - start;
+    const int64_t lo = std::max<int64_t>(start, 0), hi = std::min(start + k, n);
+    return {lo, 1, std::max<int64_t>(hi - lo, 0), padded};
+  }
+  // max pooling only: positions start + a * dil, a in [0, k), inside [0, n)
+  int64_t a0 = start < 0 ? (-start + dil - 1) / dil : 0;
+  int64_t a1 = std::min(k, start < n ? (n - 1 - start) / dil + 1 : 0);
+  return {start + a0 * dil, dil, std::max<int64_t>(a1 - a0, 0), k};
+}
+
+template <typename T>
+T avg_divisor(const PoolAttrs& p, const Window& wh, const Window& ww) {
+  if (p.divisor != 0) return static_cast<T>(p.divisor);
+  return static_cast<T>(p.count_include_pad ? wh.padded * ww.padded : wh.count * ww.count);
+}
+
 template <typename T>
 void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, const PoolAttrs& p,
                      const Tensor& out) {
@@ -181,8 +206,6 @@ void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, const Po
   Tensor x = is_max ? dense(xin) : Tensor();
   const int64_t NC = out.size(0) * out.size(1), H = out.size(2), W = out.size(3);
   const int64_t OH = go.size(2), OW = go.size(3);
-  const int64_t kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, ph = p.pad_h,
-                pw = p.pad_w;
   const T* pg = static_cast<const T*>(go.raw_data_ptr());
   const T* px = is_max ? static_cast<const T*>(x.raw_data_ptr()) : nullptr;
   T* po = static_cast<T*>(out.raw_data_ptr());
@@ -191,28 +214,27 @@ void pool_grad_typed(bool is_max, const Tensor& gin, const Tensor& xin, const Po
     for (int64_t c = b; c < e; ++c) {
       T* dplane = po + c * H * W;
       const T* plane = is_max ? px + c * H * W : nullptr;
-      for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const Window wh = window_at(oh, p.kernel_h, p.stride_h, p.pad_h, p.dil_h, H);
         for (int64_t ow = 0; ow < OW; ++ow) {
+          const Window ww = window_at(ow, p.kernel_w, p.stride_w, p.pad_w, p.dil_w, W);
           const T gv = pg[(c * OH + oh) * OW + ow];
-          int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;
-          int64_t h1 = std::min(h0 + kh, H), w1 = std::min(w0 + kw, W);
-          h0 = std::max<int64_t>(h0, 0);
-          w0 = std::max<int64_t>(w0, 0);
           if (is_max) {  // the first maximum of the window takes the gradient (as the forward)
             int64_t best = -1;
             T bv = -std::numeric_limits<T>::infinity();
-            for (int64_t i = h0; i < h1; ++i)
-              for (int64_t j = w0; j < w1; ++j) {
+            for (int64_t a = 0, i = wh.first; a < wh.count; ++a, i += wh.step)
+              for (int64_t q = 0, j = ww.first; q < ww.count; ++q, j += ww.step) {
                 T v = plane[i * W + j];
                 if (best < 0 || v > bv || (std::isnan(v) && !std::isnan(bv))) best = i * W + j, bv = v;
               }
             if (best >= 0) dplane[best] += gv;
-          } else {
-            const T share = gv / static_cast<T>(kh * kw);
-            for (int64_t i = h0; i < h1; ++i)
-              for (int64_t j = w0; j < w1; ++j) dplane[i * W + j] += share;
+          } else if (wh.count > 0 && ww.count > 0) {
+            const T share = gv / avg_divisor<T>(p, wh, ww);
+            for (int64_t a = 0, i = wh.first; a < wh.count; ++a, ++i)
+              for (int64_t q = 0, j = ww.first; q < ww.count; ++q, ++j) dplane[i * W + j] += share;
           }
         }
+      }
     }
   });
 }
@@ -222,27 +244,30 @@ void pool_typed(bool is_max, const Tensor& xin, const PoolAttrs& p, const Tensor
   Tensor x = dense(xin);
   const int64_t NC = x.size(0) * x.size(1), H = x.size(2), W = x.size(3);
   const int64_t OH = out.size(2), OW = out.size(3);
-  const int64_t kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, ph = p.pad_h,
-                pw = p.pad_w;
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   T* po = static_cast<T*>(out.raw_data_ptr());
   parallel_for(NC, 8, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
       const T* plane = px + c * H * W;
-      for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const Window wh = window_at(oh, p.kernel_h, p.stride_h, p.pad_h, p.dil_h, H);
         for (int64_t ow = 0; ow < OW; ++ow) {
-          int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;
+          const Window ww = window_at(ow, p.kernel_w, p.stride_w, p.pad_w, p.dil_w, W);
           T acc = is_max ? -std::numeric_limits<T>::infinity() : T(0);
-          for (int64_t i = std::max<int64_t>(h0, 0); i < std::min(h0 + kh, H); ++i)
-            for (int64_t j = std::max<int64_t>(w0, 0); j < std::min(w0 + kw, W); ++j) {
+          for (int64_t a = 0, i = wh.first; a < wh.count; ++a, i += wh.step)
+            for (int64_t q = 0, j = ww.first; q < ww.count; ++q, j += ww.step) {
               T v = plane[i * W + j];
               if (is_max)
                 acc = (v > acc || std::isnan(v)) ? v : acc;
               else
                 acc += v;
             }
-          po[(c * OH + oh) * OW + ow] = is_max ? acc : acc / static_cast<T>(kh * kw);
+          // An avg window wholly in the padding (possible only with ceil_mode) gives 0.
+          po[(c * OH + oh) * OW + ow] =
+              is_max ? acc
+                     : (wh.count > 0 && ww.count > 0 ? acc / avg_divisor<T>(p, wh, ww) : T(0));
         }
+      }
     }
   });
 }

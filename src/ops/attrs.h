@@ -71,15 +71,22 @@ struct ConvAttrs {
   OpAttrs attrs() const { return attrs_of(*this); }
 };
 
-// MaxPool2d, AvgPool2d and their gradients. h, w: AvgPool2dGrad's input extent.
+// MaxPool2d, AvgPool2d and their gradients. dil: max pooling only; ceil_mode: the last window
+// may start in the right padding's reach (PyTorch's rule); count_include_pad and divisor
+// (0: none): avg pooling's divisor. h, w: AvgPool2dGrad's input extent.
 struct PoolAttrs {
   int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int64_t dil_h = 1, dil_w = 1, ceil_mode = 0, count_include_pad = 1, divisor = 0;
   int64_t h = 0, w = 0;
   static PoolAttrs of(const OpAttrs& a) {
-    return {a.ints[0], a.ints[1], a.ints[2], a.ints[3], a.ints[4], a.ints[5], a.i[1], a.i[2]};
+    return {a.ints[0], a.ints[1], a.ints[2], a.ints[3],  a.ints[4], a.ints[5], a.ints[6],
+            a.ints[7], a.ints[8], a.ints[9], a.ints[10], a.i[1],    a.i[2]};
   }
   // The parameter list of lt::max_pool2d_grad / avg_pool2d_grad.
-  Dims params() const { return {kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w}; }
+  Dims params() const {
+    return {kernel_h, kernel_w, stride_h,  stride_w,          pad_h,  pad_w,
+            dil_h,    dil_w,    ceil_mode, count_include_pad, divisor};
+  }
   void write(OpAttrs* a) const {
     a->ints = params();
     a->i[1] = h, a->i[2] = w;

@@ -48,6 +48,16 @@ int64_t window_out(int64_t span, int64_t window, int64_t stride) {
   return span < window ? 0 : (span - window) / stride + 1;
 }
 
+// PyTorch's pooling_output_shape: with ceil_mode the count rounds up, but the last window must
+// start inside the input or its left padding.
+int64_t pool_out(int64_t in, int64_t eff_kernel, int64_t pad, int64_t stride, bool ceil_mode) {
+  const int64_t span = in + 2 * pad - eff_kernel;
+  if (span < 0) return 0;
+  int64_t out = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
 OpMeta unary(OpKind op, const Tensor& x, const OpAttrs& a) {
   OpMeta m{Dims(x.sizes()), x.dtype(), x.dtype()};
   const char* name = op_name(op);
@@ -302,16 +312,18 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     return m;
   }
   const PoolAttrs p = PoolAttrs::of(a);
-  LT_CHECK(p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0, name, ": kernel ",
-           p.kernel_h, "x", p.kernel_w, " and stride ", p.stride_h, "x", p.stride_w,
-           " must be positive");
-  LT_CHECK(p.pad_h >= 0 && p.pad_w >= 0 && p.pad_h * 2 <= p.kernel_h && p.pad_w * 2 <= p.kernel_w,
-           name, ": padding ", p.pad_h, "x", p.pad_w, " must be at most half the kernel ",
-           p.kernel_h, "x", p.kernel_w);
-  int64_t oh = window_out(x.size(2) + 2 * p.pad_h, p.kernel_h, p.stride_h);
-  int64_t ow = window_out(x.size(3) + 2 * p.pad_w, p.kernel_w, p.stride_w);
-  LT_CHECK(oh > 0 && ow > 0, name, ": kernel ", p.kernel_h, "x", p.kernel_w,
-           " is larger than the padded input ", shape_str(x.sizes()));
+  LT_CHECK(p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0 && p.dil_h > 0 &&
+               p.dil_w > 0,
+           name, ": kernel ", p.kernel_h, "x", p.kernel_w, ", stride ", p.stride_h, "x", p.stride_w,
+           " and dilation ", p.dil_h, "x", p.dil_w, " must be positive");
+  // PyTorch's limit: padding at most half the effective (dilated) kernel.
+  const int64_t ekh = p.dil_h * (p.kernel_h - 1) + 1, ekw = p.dil_w * (p.kernel_w - 1) + 1;
+  LT_CHECK(p.pad_h >= 0 && p.pad_w >= 0 && p.pad_h * 2 <= ekh && p.pad_w * 2 <= ekw, name,
+           ": padding ", p.pad_h, "x", p.pad_w, " must be at most half the kernel ", ekh, "x", ekw);
+  int64_t oh = pool_out(x.size(2), ekh, p.pad_h, p.stride_h, p.ceil_mode);
+  int64_t ow = pool_out(x.size(3), ekw, p.pad_w, p.stride_w, p.ceil_mode);
+  LT_CHECK(oh > 0 && ow > 0, name, ": kernel ", ekh, "x", ekw, " is larger than the padded input ",
+           shape_str(x.sizes()));
   m.sizes = {x.size(0), x.size(1), oh, ow};
   return m;
 }

@@ -8,6 +8,7 @@
 
 namespace lt::nn::functional {
 
+using lt::avg_pool1d;
 using lt::avg_pool2d;
 using lt::binary_cross_entropy;
 using lt::binary_cross_entropy_with_logits;
@@ -32,6 +33,7 @@ using lt::leaky_relu;
 using lt::linear;
 using lt::log_sigmoid;
 using lt::log_softmax;
+using lt::max_pool1d;
 using lt::max_pool2d;
 using lt::mish;
 using lt::mse_loss;
@@ -99,7 +101,9 @@ using SoftmaxFuncOptions = SoftmaxOptions;
 using LogSoftmaxFuncOptions = LogSoftmaxOptions;
 using SoftminFuncOptions = SoftminOptions;
 using GLUFuncOptions = GLUOptions;
+using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
+using AvgPool1dFuncOptions = AvgPool1dOptions;
 using AvgPool2dFuncOptions = AvgPool2dOptions;
 using MSELossFuncOptions = MSELossOptions;
 using L1LossFuncOptions = L1LossOptions;
@@ -170,10 +174,18 @@ inline Tensor conv2d(const Tensor& x, const Tensor& w, const Conv2dFuncOptions& 
   return lt::conv2d(x, w, o.bias(), o.stride(), o.padding(), o.dilation(), o.groups());
 }
 inline Tensor max_pool2d(const Tensor& x, const MaxPool2dFuncOptions& o) {
-  return lt::max_pool2d(x, o.kernel_size(), o.stride(), o.padding());
+  return lt::max_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
 }
 inline Tensor avg_pool2d(const Tensor& x, const AvgPool2dFuncOptions& o) {
-  return lt::avg_pool2d(x, o.kernel_size(), o.stride(), o.padding());
+  return lt::avg_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
+                        o.count_include_pad(), o.divisor_override());
+}
+inline Tensor max_pool1d(const Tensor& x, const MaxPool1dFuncOptions& o) {
+  return lt::max_pool1d(x, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+}
+inline Tensor avg_pool1d(const Tensor& x, const AvgPool1dFuncOptions& o) {
+  return lt::avg_pool1d(x, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
+                        o.count_include_pad());
 }
 inline Tensor layer_norm(const Tensor& x, const LayerNormFuncOptions& o) {
   return lt::layer_norm(x, o.normalized_shape(), o.weight(), o.bias(), o.eps());

@@ -121,15 +121,30 @@ struct UnflattenOptions {
   LT_ARG(std::vector<int64_t>, sizes);
 };
 
-// Pooling windows. (Dilation and ceil_mode are not supported yet.)
-struct MaxPool2dOptions {
-  MaxPool2dOptions(ExpandingArray<2> kernel_size)
-      : kernel_size_(kernel_size), stride_(kernel_size) {}
-  LT_ARG(ExpandingArray<2>, kernel_size);
-  LT_ARG(ExpandingArray<2>, stride);  // defaults to the kernel size
-  LT_ARG(ExpandingArray<2>, padding) = 0;
+// Pooling windows, with libtorch's options (stride defaults to the kernel size).
+template <size_t D>
+struct MaxPoolOptions {
+  MaxPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  LT_ARG(ExpandingArray<D>, kernel_size);
+  LT_ARG(ExpandingArray<D>, stride);
+  LT_ARG(ExpandingArray<D>, padding) = 0;
+  LT_ARG(ExpandingArray<D>, dilation) = 1;
+  LT_ARG(bool, ceil_mode) = false;
 };
-using AvgPool2dOptions = MaxPool2dOptions;
+template <size_t D>
+struct AvgPoolOptions {
+  AvgPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  LT_ARG(ExpandingArray<D>, kernel_size);
+  LT_ARG(ExpandingArray<D>, stride);
+  LT_ARG(ExpandingArray<D>, padding) = 0;
+  LT_ARG(bool, ceil_mode) = false;
+  LT_ARG(bool, count_include_pad) = true;
+  LT_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
+};
+using MaxPool1dOptions = MaxPoolOptions<1>;
+using MaxPool2dOptions = MaxPoolOptions<2>;
+using AvgPool1dOptions = AvgPoolOptions<1>;
+using AvgPool2dOptions = AvgPoolOptions<2>;
 
 // ---- activations
 struct ReLUOptions {

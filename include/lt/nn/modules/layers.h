@@ -158,20 +158,22 @@ class UnflattenImpl : public Module {
 };
 LT_MODULE(Unflatten);
 
-// MaxPool2d and AvgPool2d: F::fn(x, options).
-#define LT_NN_POOL2D(Name, fn)                                                           \
+// MaxPool1d/2d and AvgPool1d/2d: F::fn(x, options).
+#define LT_NN_POOL(Name, fn, D)                                                          \
   class Name##Impl : public Module {                                                     \
    public:                                                                               \
     explicit Name##Impl(const Name##Options& o) : options(o) {}                          \
-    explicit Name##Impl(ExpandingArray<2> kernel) : Name##Impl(Name##Options(kernel)) {} \
+    explicit Name##Impl(ExpandingArray<D> kernel) : Name##Impl(Name##Options(kernel)) {} \
     Tensor forward(const Tensor& x) { return functional::fn(x, options); }               \
     std::string name() const override { return #Name; }                                  \
     LT_CLONE_FROM_OPTIONS(Name##Impl)                                                    \
     Name##Options options;                                                               \
   };                                                                                     \
   LT_MODULE(Name)
-LT_NN_POOL2D(MaxPool2d, max_pool2d);
-LT_NN_POOL2D(AvgPool2d, avg_pool2d);
-#undef LT_NN_POOL2D
+LT_NN_POOL(MaxPool1d, max_pool1d, 1);
+LT_NN_POOL(MaxPool2d, max_pool2d, 2);
+LT_NN_POOL(AvgPool1d, avg_pool1d, 1);
+LT_NN_POOL(AvgPool2d, avg_pool2d, 2);
+#undef LT_NN_POOL
 
 }  // namespace lt::nn
