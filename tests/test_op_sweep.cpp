@@ -537,7 +537,8 @@ const int kTrials = [] {
 
 using UFn = lt::Tensor (*)(const lt::Tensor&);
 using URef = double (*)(double);
-enum class UKind { kFloat, kSame, kBool };  // output: float-promoted, input dtype, bool
+// output: float-promoted, input dtype, bool; kIntegral: the input dtype, float inputs refused
+enum class UKind { kFloat, kSame, kBool, kIntegral };
 
 // Where a float64 finite-difference gradcheck samples: [lo, hi], or |x| in [lo, hi] with a random
 // sign when away0 (clear of a kink or pole at 0). hi <= lo: the op has no gradient.
@@ -595,6 +596,8 @@ const std::vector<UnaryOp>& unary_ops() {
       {LT_U(round),       ref_round,              kSame,  {-4, 4, true}, {-5, 5}, false, exact_tol, {}},
       {LT_U(reciprocal),  LT_R(1 / x),            kFloat, {-4, 4},       {-4, 4}, true,  arith_tol, {0.5, 2, true}},
       {LT_U(logical_not), LT_R(x == 0),           kBool,  {-1, 1, true}, {-1, 1}, true,  exact_tol, {}},
+      // bool inputs (logical not) are in BitwiseSpellings: this reference is the integer one
+      {LT_U(bitwise_not), LT_R(-x - 1),           kIntegral, {},         {-9, 9}, false, exact_tol, {}},
   };
   // clang-format on
   return ops;
@@ -606,11 +609,17 @@ void sweep_unary(Sweep& s) {
   for (const UnaryOp& op : unary_ops()) {
     for (Dtype dt : kAllDtypes) {
       if (dt == kB && !op.bool_ok) continue;
+      if (op.kind == UKind::kIntegral && is_float(dt)) {
+        Input x = s.input(s.shape(0), dt, {-2, 2});
+        run_case(describe(op.name, {&x}), [&] { EXPECT_THROW(op.fn(x.t), lt::Error); });
+        continue;
+      }
       for (int trial = 0; trial < s.trials; ++trial) {
         Input x = s.input(s.shape(trial), dt, is_float(dt) ? op.fdom : op.idom);
-        Dtype od = op.kind == UKind::kBool   ? kB
-                   : op.kind == UKind::kSame ? dt
-                                             : (is_float(dt) ? dt : kF32);
+        Dtype od = op.kind == UKind::kBool ? kB
+                   : op.kind == UKind::kSame || op.kind == UKind::kIntegral
+                       ? dt
+                       : (is_float(dt) ? dt : kF32);
         Ref want{x.ref.shape, {}, od};
         for (double v : x.ref.v) want.v.push_back(finish(op.ref(v), od));
         run_case(describe(op.name, {&x}),
@@ -637,6 +646,7 @@ void sweep_special_values(Sweep& s) {
   for (Dtype dt : kFloatDtypes) {
     lt::Tensor x = s.put(v, sh, dt);
     for (const UnaryOp& op : unary_ops()) {
+      if (op.kind == UKind::kIntegral) continue;  // floats refused (sweep_unary checks that)
       Dtype od = op.kind == UKind::kBool ? kB : dt;
       Ref want{sh, {}, od};
       for (double e : v) want.v.push_back(finish(op.ref(e), od));
@@ -683,7 +693,7 @@ void sweep_cast(Sweep& s) {
 
 using BFn = lt::Tensor (*)(const lt::Tensor&, const lt::Tensor&);
 using BRef = double (*)(double, double);
-enum class BKind { kArith, kDiv, kPow, kCompare, kLogical, kMod };
+enum class BKind { kArith, kDiv, kPow, kCompare, kLogical, kMod, kBitwise, kShift };
 
 struct BinaryOp {
   const char* name;
@@ -707,6 +717,11 @@ double ref_remainder(double x, double y) {  // Python's %: the sign of the divis
   double r = std::fmod(x, y);
   return r != 0 && (r < 0) != (y < 0) ? r + y : r;
 }
+double ref_and(double x, double y) { return double(int64_t(x) & int64_t(y)); }
+double ref_or(double x, double y) { return double(int64_t(x) | int64_t(y)); }
+double ref_xor(double x, double y) { return double(int64_t(x) ^ int64_t(y)); }
+double ref_shl(double x, double y) { return x * std::ldexp(1.0, int(y)); }  // y in [0, 5]
+double ref_shr(double x, double y) { return std::floor(x / std::ldexp(1.0, int(y))); }
 double ref_min(double x, double y) {
   return std::isnan(x) || std::isnan(y) ? kNaN : std::min(x, y);
 }
@@ -734,6 +749,11 @@ const std::vector<BinaryOp>& binary_ops() {
       {LT_BIN(ge),          LT_REF2(x >= y),           kCompare, exact_tol},
       {LT_BIN(logical_and), LT_REF2(x != 0 && y != 0), kLogical, exact_tol},
       {LT_BIN(logical_or),  LT_REF2(x != 0 || y != 0), kLogical, exact_tol},
+      {LT_BIN(bitwise_and), ref_and,                   kBitwise, exact_tol},
+      {LT_BIN(bitwise_or),  ref_or,                    kBitwise, exact_tol},
+      {LT_BIN(bitwise_xor), ref_xor,                   kBitwise, exact_tol},
+      {LT_BIN(bitwise_left_shift),  ref_shl,           kShift,   exact_tol},
+      {LT_BIN(bitwise_right_shift), ref_shr,           kShift,   exact_tol},
   };
   // clang-format on
   return ops;
@@ -758,6 +778,10 @@ Domain binary_domain(BKind k, Dtype t, int side) {
     case BKind::kMod:  // integer divisors kept nonzero (division by zero is an error there)
       if (side == 0) return f ? Domain{-5, 5} : Domain{-9, 9};
       return f ? Domain{-3, 3} : Domain{1, 4};
+    case BKind::kBitwise:
+      return Domain{-9, 9};
+    case BKind::kShift:  // amounts within the width here; past it in BitwiseSpellings
+      return side == 0 ? Domain{-9, 9} : Domain{0, 5};
   }
   return {};
 }
@@ -766,7 +790,9 @@ Domain binary_domain(BKind k, Dtype t, int side) {
 std::optional<Dtype> binary_out(BKind k, const char* op, Dtype ct) {
   if (k == BKind::kCompare || k == BKind::kLogical) return kB;
   if (k == BKind::kDiv && !is_float(ct)) return kF32;
-  if ((std::string(op) == "sub" || k == BKind::kMod) && ct == kB) return std::nullopt;
+  if ((std::string(op) == "sub" || k == BKind::kMod || k == BKind::kShift) && ct == kB)
+    return std::nullopt;
+  if ((k == BKind::kBitwise || k == BKind::kShift) && is_float(ct)) return std::nullopt;
   return ct;
 }
 Dtype binary_compute(BKind k, Dtype ct) { return k == BKind::kDiv && !is_float(ct) ? kF32 : ct; }

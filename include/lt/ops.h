@@ -379,6 +379,38 @@ Tensor& operator+=(Tensor& a, const Scalar& b);
 Tensor& operator-=(Tensor& a, const Scalar& b);
 Tensor& operator*=(Tensor& a, const Scalar& b);
 Tensor& operator/=(Tensor& a, const Scalar& b);
+// Bitwise ops of integer and bool tensors (src/api/bitwise.cpp); floats are an error.
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_and(const Tensor& a, const Scalar& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Scalar& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Scalar& b);
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_left_shift(const Tensor& a, const Scalar& b);
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, const Scalar& b);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator&(const Tensor& a, const Scalar& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Scalar& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Scalar& b);
+Tensor operator<<(const Tensor& a, const Tensor& b);
+Tensor operator<<(const Tensor& a, const Scalar& b);
+Tensor operator>>(const Tensor& a, const Tensor& b);
+Tensor operator>>(const Tensor& a, const Scalar& b);
+Tensor operator~(const Tensor& a);
+Tensor& operator&=(Tensor& a, const Tensor& b);
+Tensor& operator&=(Tensor& a, const Scalar& b);
+Tensor& operator|=(Tensor& a, const Tensor& b);
+Tensor& operator|=(Tensor& a, const Scalar& b);
+Tensor& operator^=(Tensor& a, const Tensor& b);
+Tensor& operator^=(Tensor& a, const Scalar& b);
+Tensor& operator<<=(Tensor& a, const Tensor& b);
+Tensor& operator<<=(Tensor& a, const Scalar& b);
+Tensor& operator>>=(Tensor& a, const Tensor& b);
+Tensor& operator>>=(Tensor& a, const Scalar& b);
 
 // ---- runtime settings
 void set_num_threads(int n);  // kernels and BLAS; default LT_NUM_THREADS or all cores

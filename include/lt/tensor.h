@@ -205,6 +205,19 @@ class Tensor {
   Tensor& copy_(const Tensor& src) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor& relu_() const;
+  // bitwise (src/api/bitwise.cpp); bitwise_not() comes from the op table
+#define LT_BITWISE_METHODS(name)          \
+  Tensor name(const Tensor& o) const;     \
+  Tensor name(const Scalar& o) const;     \
+  Tensor& name##_(const Tensor& o) const; \
+  Tensor& name##_(const Scalar& o) const;
+  LT_BITWISE_METHODS(bitwise_and)
+  LT_BITWISE_METHODS(bitwise_or)
+  LT_BITWISE_METHODS(bitwise_xor)
+  LT_BITWISE_METHODS(bitwise_left_shift)
+  LT_BITWISE_METHODS(bitwise_right_shift)
+#undef LT_BITWISE_METHODS
+  Tensor& bitwise_not_() const;
   // Random fills, drawn as the factories draw (seeded by manual_seed): integers in [from, to)
   // (to defaults to the largest value the dtype holds exactly, 2^24 for float32), uniform in
   // [from, to), normal(mean, std).

@@ -153,8 +153,16 @@ void unary_typed(OpKind op, const Tensor& x, const Tensor& out) {
     case K::Sign:
       return unary_loop<T, T>(out, x, [](T v) { return static_cast<T>((T(0) < v) - (v < T(0))); });
     case K::LogicalNot: return unary_loop<bool, T>(out, x, [](T v) { return v == T(0); });
-    default: throw_error("internal: unary kernel for ", op_name(op), " on ", dtype_name(x.dtype()));
+    case K::BitwiseNot:
+      if constexpr (std::is_same_v<T, bool>)
+        return unary_loop<T, T>(out, x, [](T v) { return !v; });
+      else if constexpr (std::is_integral_v<T>)
+        return unary_loop<T, T>(out, x, [](T v) { return static_cast<T>(~v); });
+      break;
+    default:
+      break;
   }
+  throw_error("internal: unary kernel for ", op_name(op), " on ", dtype_name(x.dtype()));
 }
 
 template <typename T>
@@ -213,6 +221,32 @@ void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out
       return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != T(0) && y != T(0); });
     case K::LogicalOr:
       return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != T(0) || y != T(0); });
+    case K::BitwiseAnd:
+      if constexpr (std::is_integral_v<T>)
+        return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x & y); });
+      break;
+    case K::BitwiseOr:
+      if constexpr (std::is_integral_v<T>)
+        return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x | y); });
+      break;
+    case K::BitwiseXor:
+      if constexpr (std::is_integral_v<T>)
+        return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x ^ y); });
+      break;
+    case K::LeftShift:
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        return binary_loop<T, T>(out, a, b, [](T x, T y) {
+          using U = std::make_unsigned_t<T>;
+          return y < 0 || y >= T(sizeof(T) * 8) ? T(0) : static_cast<T>(static_cast<U>(x) << y);
+        });
+      break;
+    case K::RightShift:
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        return binary_loop<T, T>(out, a, b, [](T x, T y) {
+          constexpr T top = T(sizeof(T) * 8 - 1);
+          return static_cast<T>(x >> (y < 0 || y > top ? top : y));
+        });
+      break;
     default: break;
   }
   throw_error("internal: binary kernel for ", op_name(op), " on ", dtype_name(a.dtype()));

@@ -33,6 +33,9 @@ enum class DtypeRule : uint8_t {
   PromoteNoBool,
   PromoteFloat,
   PromotePow,
+  Integral,
+  PromoteIntegral,
+  PromoteShift,
   Custom
 };
 

@@ -75,6 +75,10 @@ OpMeta unary(OpKind op, const Tensor& x, const OpAttrs& a) {
       LT_CHECK(x.dtype() != kBool, name, ": not supported for bool tensors (shape ",
                shape_str(x.sizes()), "); use logical_not or cast first");
       break;
+    case DtypeRule::Integral:
+      LT_CHECK(!is_floating(x.dtype()), name, ": expected an integer or bool tensor, got ",
+               dtype_name(x.dtype()), " (shape ", shape_str(x.sizes()), ")");
+      break;
     default:
       break;
   }
@@ -108,6 +112,14 @@ OpMeta binary(OpKind op, ArrayRef<Tensor> in) {
       break;
     case DtypeRule::PromotePow:
       if (m.compute == kBool) m.dtype = m.compute = kInt64;
+      break;
+    case DtypeRule::PromoteIntegral:
+    case DtypeRule::PromoteShift:
+      LT_CHECK(!is_floating(m.compute), name, ": expected integer or bool operands, got ",
+               dtype_name(in[0].dtype()), " and ", dtype_name(in[1].dtype()), " (shapes ",
+               shapes_of(in), ")");
+      LT_CHECK(m.compute != kBool || op_dtype_rule(op) != DtypeRule::PromoteShift, name,
+               ": not supported for bool tensors (shapes ", shapes_of(in), ")");
       break;
     default:
       break;

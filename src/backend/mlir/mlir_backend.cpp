@@ -401,6 +401,28 @@ class Lowering {
         return op == OpKind::LogicalAnd ? Value(arith::AndIOp::create(b, loc_, a, c))
                                         : Value(arith::OrIOp::create(b, loc_, a, c));
       }
+      case OpKind::BitwiseNot:  // xor with all ones (true for bool)
+        return arith::XOrIOp::create(b, loc_, x[0], iconst(b, ct, -1));
+      case OpKind::BitwiseAnd:
+        return arith::AndIOp::create(b, loc_, x[0], x[1]);
+      case OpKind::BitwiseOr:
+        return arith::OrIOp::create(b, loc_, x[0], x[1]);
+      case OpKind::BitwiseXor:
+        return arith::XOrIOp::create(b, loc_, x[0], x[1]);
+      case OpKind::LeftShift:
+      case OpKind::RightShift: {
+        // LLVM's shifts are poison past the width: out-of-range amounts (as unsigned, so negative
+        // ones too) give 0 to the left and the sign fill (a shift by width - 1) to the right.
+        const int64_t bits = static_cast<int64_t>(dtype_size(ct) * 8);
+        Value out_of_range = arith::CmpIOp::create(b, loc_, Q::uge, x[1], iconst(b, ct, bits));
+        if (op == OpKind::LeftShift) {
+          Value s = arith::ShLIOp::create(b, loc_, x[0], x[1]);
+          return arith::SelectOp::create(b, loc_, out_of_range, iconst(b, ct, 0), s);
+        }
+        Value amount =
+            arith::SelectOp::create(b, loc_, out_of_range, iconst(b, ct, bits - 1), x[1]);
+        return arith::ShRSIOp::create(b, loc_, x[0], amount);
+      }
       default:
         ok_ = false;
         return x[0];
