@@ -1872,6 +1872,51 @@ void sweep_scatter_into(Sweep& s, bool accumulate) {
 void sweep_scatter_add(Sweep& s) { sweep_scatter_into(s, true); }
 void sweep_scatter(Sweep& s) { sweep_scatter_into(s, false); }
 
+// argsort (and sort, which gathers with it): a stable sort of each slice, NaN above every number;
+// small integer domains give ties, whose order the stability fixes.
+void sweep_sort(Sweep& s) {
+  for (int trial = 0; trial < 2 * s.trials; ++trial) {
+    Shape sh = s.shape(trial);
+    const int64_t nd = sh.size();
+    Dtype dt = s.pick(kAllDtypes);
+    Input x = s.input(sh, dt, is_float(dt) ? Domain{-2, 2, trial % 2 == 0} : Domain{-3, 3});
+    const int64_t dim = nd == 0 ? 0 : s.uniform(-nd, nd - 1), d = wrap(dim, nd);
+    const bool desc = s.coin();
+    Ref want_idx{sh, {}, kI64}, want_val{sh, {}, dt};
+    want_idx.v.resize(x.ref.v.size());
+    want_val.v.resize(x.ref.v.size());
+    const int64_t n = nd == 0 ? 1 : sh[d];
+    for (int64_t i = 0; i < numel(sh); ++i) {
+      Shape c = unravel(i, sh);
+      if (nd > 0 && c[d] != 0) continue;  // once per slice, from its first element
+      std::vector<int64_t> perm(n);
+      for (int64_t k = 0; k < n; ++k) perm[k] = k;
+      auto val = [&](int64_t k) {
+        Shape e = c;
+        if (nd > 0) e[d] = k;
+        return x.ref.v[ravel(e, sh)];
+      };
+      auto after = [](double u, double v) { return std::isnan(u) ? !std::isnan(v) : v < u; };
+      std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+        return desc ? after(val(a), val(b)) : after(val(b), val(a));
+      });
+      for (int64_t k = 0; k < n; ++k) {
+        Shape e = c;
+        if (nd > 0) e[d] = k;
+        want_idx.v[ravel(e, sh)] = static_cast<double>(perm[k]);
+        want_val.v[ravel(e, sh)] = val(perm[k]);
+      }
+    }
+    run_case(describe("argsort", {&x}, "dim " + std::to_string(dim) + (desc ? " desc" : "")), [&] {
+      expect_match(lt::argsort(x.t, dim, desc), want_idx, kExact, s.dev);
+      auto [v, i] = lt::sort(x.t, dim, desc);
+      expect_match(v, want_val, kExact, s.dev);
+      expect_match(i, want_idx, kExact, s.dev);
+    });
+  }
+  s.cover("argsort");
+}
+
 void sweep_index_select(Sweep& s) {
   for (int trial = 0; trial < 2 * s.trials; ++trial) {
     Shape sh = s.shape(trial);
@@ -2879,6 +2924,7 @@ const std::vector<std::pair<std::string, SweepFn>>& all_sweeps() {
       {"ScatterAdd", sweep_scatter_add},
       {"Scatter", sweep_scatter},
       {"IndexSelect", sweep_index_select},
+      {"Sort", sweep_sort},
       {"Creation", sweep_creation},
       {"Random", sweep_random},
       {"Softmax", sweep_softmax},
@@ -2949,6 +2995,7 @@ LT_SWEEP_TEST(Gather)
 LT_SWEEP_TEST(ScatterAdd)
 LT_SWEEP_TEST(Scatter)
 LT_SWEEP_TEST(IndexSelect)
+LT_SWEEP_TEST(Sort)
 LT_SWEEP_TEST(Creation)
 LT_SWEEP_TEST(Random)
 LT_SWEEP_TEST(Softmax)

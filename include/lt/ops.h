@@ -157,6 +157,20 @@ Tensor any(const Tensor& t, IntList dims = {}, bool keepdim = false);
 Tensor all(const Tensor& t, IntList dims = {}, bool keepdim = false);
 Tensor max(const Tensor& t);
 std::tuple<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false);
+// Sorting (src/api/sort.cpp), over the Argsort primitive: stable, NaN above every number.
+// (values, indices) as libtorch; sort(x, stable, dim, descending) is libtorch's other overload.
+Tensor argsort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
+std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> sort(const Tensor& t, std::optional<bool> stable, int64_t dim = -1,
+                                bool descending = false);
+Tensor msort(const Tensor& t);
+std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim = -1, bool largest = true,
+                                bool sorted = true);
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim = -1,
+                                    bool keepdim = false);
+// The lower median (of an even count, the smaller middle value); NaN when the slice has one.
+Tensor median(const Tensor& t);
+std::tuple<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& t);
 std::tuple<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& t);

@@ -255,6 +255,16 @@ class Tensor {
   Tensor all(IntList dims, bool keepdim = false) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
+                                  bool descending = false) const;
+  Tensor msort() const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor argmax() const;

@@ -149,6 +149,8 @@ Tensor eager_execute(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpM
     case OpCategory::Contraction:
       if (op == OpKind::Matmul)
         matmul_kernel(in[0], in[1], out);
+      else if (op == OpKind::Argsort)
+        argsort_kernel(in[0], SortAttrs::of(a).dim, SortAttrs::of(a).descending, out);
       else if (op == OpKind::Conv2d)
         conv2d_kernel(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), ConvAttrs::of(a), out);
       else if (op == OpKind::Conv2dGradInput)

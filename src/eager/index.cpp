@@ -1,8 +1,12 @@
 // gather, scatter_add, scatter, index_select. Index values are checked before any write, so an
 // out-of-range index throws lt::Error and leaves the output untouched.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "core/check.h"
+#include "core/parallel.h"
 #include "core/shape.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
@@ -96,6 +100,48 @@ void index_select_kernel(const Tensor& x, int64_t dim, const Tensor& index, cons
     for (int64_t j = 0; j < m; ++j)
       std::memcpy(po + ((o * m + j) * inner) * es, px + ((o * bound + idx[j]) * inner) * es,
                   inner * es);
+}
+
+}  // namespace lt
+
+namespace lt {
+
+// Each slice along dim sorted by std::stable_sort of its positions: equal values keep their
+// order (PyTorch's stable=true, a valid answer for stable=false too); NaN sorts above every
+// number, so it comes last ascending and first descending, as in PyTorch.
+void argsort_kernel(const Tensor& x, int64_t dim, bool descending, const Tensor& out) {
+  if (out.numel() == 0) return;
+  const int64_t n = x.dim() == 0 ? 1 : x.size(dim);
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < x.dim(); ++d) inner *= x.size(d);
+  const int64_t slices = x.numel() / n;
+  Tensor xd = dense(x);
+  int64_t* po = static_cast<int64_t*>(out.raw_data_ptr());
+  LT_DISPATCH(x.dtype(), T, {
+    const T* px = static_cast<const T*>(xd.raw_data_ptr());
+    parallel_for(slices, std::max<int64_t>(1, 4096 / n), [&](int64_t b, int64_t e) {
+      std::vector<int64_t> perm(static_cast<size_t>(n));
+      for (int64_t s = b; s < e; ++s) {
+        const int64_t base = (s / inner) * n * inner + s % inner;
+        auto key = [&](int64_t k) { return px[base + k * inner]; };
+        for (int64_t k = 0; k < n; ++k) perm[k] = k;
+        auto above = [](T u, T v) {  // u sorts after v ascending
+          if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(u)) return !std::isnan(v);
+            if (std::isnan(v)) return false;
+          }
+          return v < u;
+        };
+        if (descending)
+          std::stable_sort(perm.begin(), perm.end(),
+                           [&](int64_t i, int64_t j) { return above(key(i), key(j)); });
+        else
+          std::stable_sort(perm.begin(), perm.end(),
+                           [&](int64_t i, int64_t j) { return above(key(j), key(i)); });
+        for (int64_t k = 0; k < n; ++k) po[base + k * inner] = perm[k];
+      }
+    });
+  });
 }
 
 }  // namespace lt

@@ -39,6 +39,8 @@ void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, const PoolA
 // on x along dim is outside [0, x.size(dim)): the lazy device checks known indices at the call.
 void check_index_values(OpKind op, const Tensor& x, int64_t dim, const Tensor& index);
 void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
+// out (int64, x's shape): the stable sorting permutation of each slice of x along dim.
+void argsort_kernel(const Tensor& x, int64_t dim, bool descending, const Tensor& out);
 // x with src written at index along dim (accumulate: added). Of two plain writes to one element,
 // the later in index's row-major order wins (libtorch leaves that unspecified; its CPU kernel
 // does the same).

@@ -66,6 +66,9 @@ std::string attr_str(const Node* n) {
     case OpCategory::Contraction:
       switch (n->op) {
         case OpKind::Matmul: return "";
+        case OpKind::Argsort:
+          return ", dim=" + std::to_string(SortAttrs::of(a).dim) +
+                 (SortAttrs::of(a).descending ? ", descending" : "");
         case OpKind::Conv2d: case OpKind::Conv2dGradInput: case OpKind::Conv2dGradWeight: {
           const ConvAttrs c = ConvAttrs::of(a);
           return ", params=" + list(c.params()) + ", groups=" + std::to_string(c.groups);

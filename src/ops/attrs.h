@@ -34,6 +34,15 @@ struct DimAttrs {
   OpAttrs attrs() const { return attrs_of(*this); }
 };
 
+// Argsort: the dim (normalized) and the order.
+struct SortAttrs {
+  int64_t dim = 0;
+  bool descending = false;
+  static SortAttrs of(const OpAttrs& a) { return {a.i[0], a.flag}; }
+  void write(OpAttrs* a) const { a->i[0] = dim, a->flag = descending; }
+  OpAttrs attrs() const { return attrs_of(*this); }
+};
+
 // Sum, Prod, Amax, Amin (dims sorted), Argmax, Argmin (dims = {dim}, or {} for all).
 struct ReduceAttrs {
   Dims dims;

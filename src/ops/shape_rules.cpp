@@ -271,6 +271,14 @@ OpMeta contraction(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
     case OpKind::MaxPool2dGrad:
       m.sizes = Dims(in[1].sizes());
       return m;
+    case OpKind::Argsort: {
+      const int64_t d = SortAttrs::of(a).dim;
+      LT_CHECK(d >= 0 && d < std::max<int64_t>(x.dim(), 1), name, ": dim ", d,
+               " out of range for shape ", shape_str(x.sizes()));
+      m.sizes = Dims(x.sizes());
+      m.dtype = kInt64;
+      return m;
+    }
     case OpKind::AvgPool2dGrad: {
       const PoolAttrs p = PoolAttrs::of(a);
       m.sizes = {x.size(0), x.size(1), p.h, p.w};
