@@ -3,6 +3,7 @@
 // included), and float64 gradchecks, each on cpu and on the lazy device.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -159,6 +160,43 @@ TEST_P(ShapeComposites, LinearAlgebraAndNn) {
   EXPECT_NEAR(mean.item<double>(), 1.5, 1e-6);
 }
 
+// cummax/cummin (PyTorch's index rule: ties and NaN take the latest position), unfold windows,
+// diag_embed and narrow_copy, on values worked out by hand.
+TEST_P(ShapeComposites, RunningExtremesWindowsAndEmbeddedDiagonals) {
+  const double nan = std::nan("");
+  Tensor x = lt::tensor(std::vector<float>{1, 3, 2, 3, 0, 5}).to(dev());
+  auto [mv, mi] = x.cummax(0);
+  EXPECT_EQ(vals(mv), (V{1, 3, 3, 3, 3, 5}));
+  EXPECT_EQ(vals(mi), (V{0, 1, 1, 3, 3, 5}));  // the tie at 3 moves the index
+  auto [nv, ni] = lt::cummin(x, 0);
+  EXPECT_EQ(vals(nv), (V{1, 1, 1, 1, 0, 0}));
+  EXPECT_EQ(vals(ni), (V{0, 0, 0, 0, 4, 4}));
+  auto [qv, qi] = lt::tensor(std::vector<float>{1, nan, 4, nan}).to(dev()).cummax(0);
+  V q = vals(qv);
+  EXPECT_EQ(q[0], 1);
+  EXPECT_TRUE(std::isnan(q[1]) && std::isnan(q[2]) && std::isnan(q[3]));
+  EXPECT_EQ(vals(qi), (V{0, 1, 1, 3}));
+  Tensor im = lt::tensor(std::vector<int64_t>{INT64_MAX, 2, INT64_MAX}).to(dev());
+  EXPECT_EQ(vals(std::get<1>(im.cummin(0))), (V{0, 1, 1}));  // the int64 identity is exact
+  EXPECT_EQ(vals(std::get<1>(iota({2, 3}).cummax(1))), (V{0, 1, 2, 0, 1, 2}));
+  Tensor u = iota({2, 5}).unfold(1, 2, 2);  // windows [0,1], [2,3] of each row
+  EXPECT_EQ(shape(u), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(vals(u), (V{0, 1, 2, 3, 5, 6, 7, 8}));
+  EXPECT_EQ(shape(iota({4, 2}).unfold(0, 3, 1)), (std::vector<int64_t>{2, 2, 3}));
+  EXPECT_EQ(vals(iota({4, 2}).unfold(0, 3, 1).select(0, 1)), (V{2, 4, 6, 3, 5, 7}));
+  EXPECT_THROW(iota({3}).unfold(0, 4, 1), lt::Error);
+  Tensor e = iota({2, 2}).diag_embed();  // [[0, 0], [0, 1]], [[2, 0], [0, 3]]
+  EXPECT_EQ(shape(e), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(vals(e), (V{0, 0, 0, 1, 2, 0, 0, 3}));
+  Tensor e1 = lt::diag_embed(iota({2}), 1);  // 3x3 with 0, 1 above the diagonal
+  EXPECT_EQ(vals(e1), (V{0, 0, 0, 0, 0, 1, 0, 0, 0}));
+  Tensor e2 = lt::diag_embed(iota({1, 2}) + 1, -1, 0, 2);  // dims (0, 2) of a [3, 1, 3]
+  EXPECT_EQ(shape(e2), (std::vector<int64_t>{3, 1, 3}));
+  EXPECT_EQ(vals(e2), (V{0, 0, 0, 1, 0, 0, 0, 2, 0}));
+  Tensor c = iota({3, 2}).narrow_copy(0, 1, 2);
+  EXPECT_EQ(vals(c), (V{2, 3, 4, 5}));
+}
+
 // Lazy against eager on random shapes, layouts (transposed) and empty sizes.
 TEST_P(ShapeComposites, LazyMatchesEagerOnRandomShapes) {
   if (dev().is_cpu()) GTEST_SKIP() << "compares the lazy device with cpu";
@@ -183,6 +221,10 @@ TEST_P(ShapeComposites, LazyMatchesEagerOnRandomShapes) {
     same("movedim", lt::movedim(x, 0, 2), lt::movedim(y, 0, 2));
     same("repeat_interleave", lt::repeat_interleave(x, 2, 1), lt::repeat_interleave(y, 2, 1));
     same("group_norm", lt::group_norm(x, 1), lt::group_norm(y, 1));
+    same("cummax", std::get<0>(x.cummax(1)), std::get<0>(y.cummax(1)));
+    same("cummin idx", std::get<1>(x.round().cummin(0)), std::get<1>(y.round().cummin(0)));
+    same("unfold", x.unfold(0, 1, 2), y.unfold(0, 1, 2));
+    same("diag_embed", x.diag_embed(1, 0, 2), y.diag_embed(1, 0, 2));
   }
 }
 
@@ -230,6 +272,12 @@ TEST(ShapeCompositesGrad, Gradcheck) {
         {rnd({2, 4, 3}), rnd({4}), rnd({4})}, dev);
     gradcheck(
         "pixel_shuffle", [](Ts x) { return lt::pixel_shuffle(x[0], 2); }, {rnd({1, 4, 2, 1})}, dev);
+    gradcheck(
+        "cummax", [](Ts x) { return std::get<0>(x[0].cummax(1)); }, {rnd({2, 5})}, dev);
+    gradcheck(
+        "unfold", [](Ts x) { return x[0].unfold(1, 3, 1); }, {rnd({2, 5})}, dev);
+    gradcheck(
+        "diag_embed", [](Ts x) { return x[0].diag_embed(-1); }, {rnd({2, 3})}, dev);
     gradcheck(
         "cosine_similarity", [](Ts x) { return lt::cosine_similarity(x[0], x[1]); },
         {rnd({2, 3}), rnd({2, 3})}, dev);

@@ -171,6 +171,9 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim = -1
 // The lower median (of an even count, the smaller middle value); NaN when the slice has one.
 Tensor median(const Tensor& t);
 std::tuple<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim = false);
+// Running maximum/minimum along dim and where it was attained (the latest position on ties).
+std::tuple<Tensor, Tensor> cummax(const Tensor& t, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& t, int64_t dim);
 Tensor min(const Tensor& t);
 std::tuple<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& t);
@@ -223,6 +226,10 @@ Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
 Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 Tensor diag(const Tensor& x, int64_t diagonal = 0);  // 1-d: a matrix; 2-d: its diagonal
+// x's last dim placed on the diagonal `offset` of dims (dim1, dim2) of a new tensor
+Tensor diag_embed(const Tensor& x, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step);
+Tensor narrow_copy(const Tensor& x, int64_t dim, int64_t start, int64_t length);
 Tensor flip(const Tensor& x, IntList dims);
 Tensor roll(const Tensor& x, IntList shifts, IntList dims = {});
 Tensor repeat_interleave(const Tensor& x, int64_t repeats,

@@ -265,6 +265,8 @@ class Tensor {
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
   Tensor median() const;
   std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor argmax() const;
@@ -333,6 +335,9 @@ class Tensor {
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
   Tensor flip(IntList dims) const;
   Tensor roll(IntList shifts, IntList dims = {}) const;
   Tensor cumsum(int64_t dim) const;

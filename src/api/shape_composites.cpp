@@ -253,6 +253,42 @@ Tensor diag(const Tensor& x, int64_t diagonal) {
   return where(diagonal_index(n, n, x.device()) == diagonal, vals, zeros({}, x.options()));
 }
 
+Tensor diag_embed(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
+  LT_CHECK(x.dim() >= 1, "diag_embed: expects at least 1 dim, got a 0-d tensor");
+  const int64_t r = x.dim() + 1;
+  const int64_t d1 = wrap_dim(dim1, r, "diag_embed"), d2 = wrap_dim(dim2, r, "diag_embed");
+  LT_CHECK(d1 != d2, "diag_embed: dim1 and dim2 are both ", d1);
+  const int64_t k = std::abs(offset), n = x.size(-1) + k;
+  // As diag's: the last dim padded to n, entry i for row i (above) or column i (below).
+  Tensor v = pad(x, {0, k});
+  Tensor vals = offset >= 0 ? v.unsqueeze(-1) : v.unsqueeze(-2);
+  Tensor m = where(diagonal_index(n, n, x.device()) == offset, vals, zeros({}, x.options()));
+  return movedim(m, IntList{r - 2, r - 1}, IntList{d1, d2});
+}
+
+// Windows of `size` every `step` along dim, as a new last dim (libtorch's Tensor::unfold; a
+// copy here, not a view: index_select of the window positions).
+Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
+  const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "unfold");
+  const int64_t n = x.dim() == 0 ? 1 : x.size(d);
+  LT_CHECK(size >= 0 && size <= n, "unfold: size ", size, " is out of range for dim ", d,
+           " of size ", n);
+  LT_CHECK(step > 0, "unfold: step must be positive, got ", step);
+  if (x.dim() == 0) return x.reshape({size});
+  const int64_t windows = (n - size) / step + 1;
+  const TensorOptions o = TensorOptions(x.device()).dtype(kInt64);
+  Tensor at = (arange(windows, o).unsqueeze(1) * step + arange(size, o).unsqueeze(0)).reshape({-1});
+  Tensor g = x.index_select(d, at);
+  std::vector<int64_t> s(x.sizes().begin(), x.sizes().end());
+  s[d] = windows;
+  s.insert(s.begin() + d + 1, size);
+  return movedim(g.reshape(IntList(s)), d + 1, -1);
+}
+
+Tensor narrow_copy(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
+  return x.narrow(dim, start, length).clone();
+}
+
 Tensor flip(const Tensor& x, IntList dims) {
   Tensor r = x;
   for (int64_t dim : dims) {
@@ -417,6 +453,15 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const { return lt::unbind(*this,
 Tensor Tensor::movedim(int64_t s, int64_t d) const { return lt::movedim(*this, s, d); }
 Tensor Tensor::tril(int64_t k) const { return lt::tril(*this, k); }
 Tensor Tensor::triu(int64_t k) const { return lt::triu(*this, k); }
+Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
+  return lt::diag_embed(*this, offset, dim1, dim2);
+}
+Tensor Tensor::unfold(int64_t dim, int64_t size, int64_t step) const {
+  return lt::unfold(*this, dim, size, step);
+}
+Tensor Tensor::narrow_copy(int64_t dim, int64_t start, int64_t length) const {
+  return lt::narrow_copy(*this, dim, start, length);
+}
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   return lt::diagonal(*this, offset, dim1, dim2);
 }

@@ -104,6 +104,56 @@ Tensor median(const Tensor& t) {
   return std::get<0>(median(t.reshape({-1}), 0, false));
 }
 
+// cummax/cummin: the index is the latest position j <= i whose value is the running extreme (or
+// a NaN, which then stays the extreme), as PyTorch's (>= for cummax, ties take the later
+// index); both scans are log2(n) shifted maximum steps (as cumsum's); the values are gathered
+// with the indices, so their gradient goes to those positions, as libtorch's.
+namespace {
+std::tuple<Tensor, Tensor> cumulative_extreme(const Tensor& x, int64_t dim, bool is_max,
+                                              const char* name) {
+  OpContext ctx(name);
+  if (x.dim() == 0) return {x.clone(), zeros({}, TensorOptions(kInt64).device(x.device()))};
+  const int64_t d = wrap_dim(dim, x.dim(), name), n = x.size(d);
+  const TensorOptions io = TensorOptions(kInt64).device(x.device());
+  if (n == 0) return {x.clone(), zeros(x.sizes(), io)};
+  auto scan = [&](Tensor y, bool take_max, const Scalar& fill) {
+    for (int64_t k = 1; k < n; k *= 2) {
+      std::vector<int64_t> zs(y.sizes().begin(), y.sizes().end());
+      zs[d] = k;
+      Tensor s = cat({full(IntList(zs), fill, y.options()), y.narrow(d, 0, n - k)}, d);
+      y = take_max ? maximum(y, s) : minimum(y, s);
+    }
+    return y;
+  };
+  const bool fl = is_floating(x.dtype());
+  // The identity of the scan: +-inf, or the dtype's extreme integer (false/true for bool).
+  const int64_t top = x.dtype() == kBool
+                          ? 1
+                          : std::numeric_limits<int64_t>::max() >> (64 - 8 * dtype_size(x.dtype()));
+  const Scalar lowest = fl ? Scalar(-std::numeric_limits<double>::infinity())
+                           : Scalar(x.dtype() == kBool ? int64_t{0} : -top - 1);
+  const Scalar highest = fl ? Scalar(std::numeric_limits<double>::infinity()) : Scalar(top);
+  const Tensor& v = x;  // only compared: the scan records no gradient path to the result
+  Tensor running = scan(v, is_max, is_max ? lowest : highest);
+  Tensor mark = v == running;
+  if (fl) mark = mark.logical_or(isnan(v));
+  std::vector<int64_t> along(x.dim(), 1);
+  along[d] = n;
+  Tensor pos = where(mark, arange(n, io).reshape(IntList(along)), full({}, -1, io));
+  Tensor idx = scan(pos, true, int64_t{-1});
+  return {gather(x, d, idx), idx};
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {
+  return cumulative_extreme(x, dim, true, "cummax");
+}
+std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) {
+  return cumulative_extreme(x, dim, false, "cummin");
+}
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return lt::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return lt::cummin(*this, dim); }
+
 Tensor Tensor::argsort(int64_t dim, bool descending, bool stable) const {
   return lt::argsort(*this, dim, descending, stable);
 }
