@@ -458,6 +458,78 @@ TEST_P(NnFunctional, PoolingWithOptionsMatchesEagerAndDifferentiates) {
       {img}, dev());
 }
 
+// ---- adaptive average pooling, interpolate/Upsample, GroupNorm (PyTorch's values by hand)
+
+TEST_P(NnFunctional, AdaptivePoolingAndInterpolationFollowPytorchsIndexRules) {
+  Tensor r = on(lt::arange(5, lt::kFloat32).reshape({1, 1, 5}));
+  expect_near_all(lt::adaptive_avg_pool1d(r, {3}), {0.5, 2, 3.5}, 1e-6, "adaptive 1d");
+  Tensor g = on(lt::arange(16, lt::kFloat32).reshape({1, 1, 4, 4}));
+  expect_near_all(lt::adaptive_avg_pool2d(g, {2, 2}), {2.5, 4.5, 10.5, 12.5}, 1e-6, "adaptive 2d");
+  expect_near_all(F::adaptive_avg_pool2d(g, F::AdaptiveAvgPool2dFuncOptions(1)), {7.5}, 1e-6,
+                  "global average");
+  Tensor v = on(lt::tensor(std::vector<float>{0, 1, 2}).reshape({1, 1, 3}));
+  expect_near_all(lt::interpolate(v, {5}), {0, 0, 1, 1, 2}, 0, "nearest by size");
+  expect_near_all(
+      F::interpolate(v, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2})),
+      {0, 0, 1, 1, 2, 2}, 0, "nearest by scale");
+  expect_near_all(lt::interpolate(v, {5}, {}, lt::kLinear), {0, 0.4, 1, 1.6, 2}, 1e-6, "linear");
+  expect_near_all(lt::interpolate(v, {5}, {}, lt::kLinear, true), {0, 0.5, 1, 1.5, 2}, 1e-6,
+                  "linear align_corners");
+  Tensor q = on(lt::tensor(std::vector<float>{0, 1, 2, 3}).reshape({1, 1, 2, 2}));
+  lt::nn::Upsample up(lt::nn::UpsampleOptions()
+                          .scale_factor(std::vector<double>{2, 2})
+                          .mode(lt::kBilinear)
+                          .align_corners(false));
+  expect_near_all(up(q),
+                  {0, 0.25, 0.75, 1, 0.5, 0.75, 1.25, 1.5, 1.5, 1.75, 2.25, 2.5, 2, 2.25, 2.75, 3},
+                  1e-6, "Upsample bilinear");
+  Tensor ints = on(lt::tensor(std::vector<int64_t>{4, 7}).reshape({1, 1, 2}));
+  EXPECT_EQ(dv(lt::interpolate(ints, {4})), (std::vector<double>{4, 4, 7, 7}));  // any dtype
+  lt::nn::AdaptiveAvgPool2d gap(lt::nn::AdaptiveAvgPool2dOptions({1, 1}));
+  EXPECT_EQ(gap(g).sizes()[3], 1);
+  lt::nn::GroupNorm gn(lt::nn::GroupNormOptions(2, 4).eps(1e-3));
+  EXPECT_EQ(gn->parameters().size(), 2u);
+  Tensor x = on(lt::randn({2, 4, 3}));
+  gn->to(dev());
+  expect_near_all(gn(x), dv(lt::group_norm(x, 2, {}, {}, 1e-3)), 1e-6, "GroupNorm module");
+  EXPECT_THROW(lt::interpolate(v, {5}, {}, lt::kBilinear), lt::Error);       // 3-d input
+  EXPECT_THROW(lt::interpolate(v, {5}, {2.0}), lt::Error);                   // size and scale
+  EXPECT_THROW(lt::interpolate(ints, {4}, {}, lt::kLinear), lt::Error);      // linear of ints
+  EXPECT_THROW(lt::adaptive_avg_pool2d(v.reshape({3}), {2, 2}), lt::Error);  // needs 3 or 4 dims
+}
+
+TEST_P(NnFunctional, ResamplingMatchesEagerAndDifferentiates) {
+  for (int trial = 0; trial < 4; ++trial) {
+    Tensor x = lt::randn({2, 3, 5 + trial, 7 - trial});
+    if (trial % 2) x = lt::randn({2, 3, 7 - trial, 5 + trial}).transpose(2, 3);
+    const std::vector<int64_t> o = {3 + trial, 2 + trial};
+    expect_near_all(lt::adaptive_avg_pool2d(on(x), o), dv(lt::adaptive_avg_pool2d(x, o)), 1e-5,
+                    "adaptive lazy vs eager");
+    expect_near_all(lt::interpolate(on(x), o, {}, lt::kBilinear, trial % 2 == 0),
+                    dv(lt::interpolate(x, o, {}, lt::kBilinear, trial % 2 == 0)), 1e-5,
+                    "bilinear lazy vs eager");
+  }
+  using lt_test::gradcheck;
+  using lt_test::In;
+  using lt_test::Ts;
+  In img{{}, {1, 2, 3, 4}};
+  for (int i = 0; i < 24; ++i) img.v.push_back(std::sin(0.7 * i));
+  gradcheck(
+      "adaptive_avg_pool2d",
+      [](Ts t) {
+        return lt::adaptive_avg_pool2d(t[0], {2, 3});
+      },
+      {img}, dev());
+  gradcheck(
+      "bilinear",
+      [](Ts t) {
+        return lt::interpolate(t[0], {5, 3}, {}, lt::kBilinear);
+      },
+      {img}, dev());
+  gradcheck(
+      "nearest", [](Ts t) { return lt::interpolate(t[0], {}, {2.0}); }, {img}, dev());
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, NnFunctional, ::testing::Values("cpu", "lazy"),
                          [](const auto& info) { return info.param; });
 

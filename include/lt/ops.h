@@ -285,6 +285,15 @@ Tensor max_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList 
 Tensor avg_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0},
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
+// Adaptive average pooling: output windows [floor(i * in / out), ceil((i + 1) * in / out)).
+Tensor adaptive_avg_pool1d(const Tensor& x, IntList output_size);
+Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size);
+// Resizing of [N, C, L] or [N, C, H, W] by size or scale_factor: nearest (any dtype), linear
+// (3-d) or bilinear (4-d) with or without align_corners, as PyTorch's F.interpolate.
+Tensor interpolate(const Tensor& x, IntList size, const std::vector<double>& scale_factor = {},
+                   InterpolateMode mode = InterpolateMode::Nearest,
+                   std::optional<bool> align_corners = std::nullopt);
+const char* interpolate_mode_name(InterpolateMode m);
 Tensor max_pool1d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0},
                   IntList dilation = {1}, bool ceil_mode = false);
 Tensor avg_pool1d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0},

@@ -26,6 +26,28 @@ struct kBatchMean {
 };
 }  // namespace enumtype
 
+// interpolate's modes: libtorch's tags torch::kNearest, kLinear, kBilinear, ... convert to it.
+enum class InterpolateMode { Nearest, Linear, Bilinear, Bicubic, Trilinear, Area };
+namespace enumtype {
+#define LT_INTERP_TAG(Tag, Mode)                                                 \
+  struct Tag {                                                                   \
+    constexpr operator InterpolateMode() const { return InterpolateMode::Mode; } \
+  };
+LT_INTERP_TAG(kNearest, Nearest)
+LT_INTERP_TAG(kLinear, Linear)
+LT_INTERP_TAG(kBilinear, Bilinear)
+LT_INTERP_TAG(kBicubic, Bicubic)
+LT_INTERP_TAG(kTrilinear, Trilinear)
+LT_INTERP_TAG(kArea, Area)
+#undef LT_INTERP_TAG
+}  // namespace enumtype
+inline constexpr enumtype::kNearest kNearest{};
+inline constexpr enumtype::kLinear kLinear{};
+inline constexpr enumtype::kBilinear kBilinear{};
+inline constexpr enumtype::kBicubic kBicubic{};
+inline constexpr enumtype::kTrilinear kTrilinear{};
+inline constexpr enumtype::kArea kArea{};
+
 inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};
 inline constexpr enumtype::kSum kSum{};

@@ -101,6 +101,9 @@ using SoftmaxFuncOptions = SoftmaxOptions;
 using LogSoftmaxFuncOptions = LogSoftmaxOptions;
 using SoftminFuncOptions = SoftminOptions;
 using GLUFuncOptions = GLUOptions;
+using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
+using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
+using InterpolateFuncOptions = InterpolateOptions;
 using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
 using AvgPool1dFuncOptions = AvgPool1dOptions;
@@ -179,6 +182,17 @@ inline Tensor max_pool2d(const Tensor& x, const MaxPool2dFuncOptions& o) {
 inline Tensor avg_pool2d(const Tensor& x, const AvgPool2dFuncOptions& o) {
   return lt::avg_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
                         o.count_include_pad(), o.divisor_override());
+}
+inline Tensor adaptive_avg_pool1d(const Tensor& x, const AdaptiveAvgPool1dFuncOptions& o) {
+  return lt::adaptive_avg_pool1d(x, o.output_size());
+}
+inline Tensor adaptive_avg_pool2d(const Tensor& x, const AdaptiveAvgPool2dFuncOptions& o) {
+  return lt::adaptive_avg_pool2d(x, o.output_size());
+}
+inline Tensor interpolate(const Tensor& x, const InterpolateFuncOptions& o = {}) {
+  return lt::interpolate(x, o.size() ? IntList(*o.size()) : IntList(),
+                         o.scale_factor().value_or(std::vector<double>{}), o.mode(),
+                         o.align_corners());
 }
 inline Tensor max_pool1d(const Tensor& x, const MaxPool1dFuncOptions& o) {
   return lt::max_pool1d(x, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());

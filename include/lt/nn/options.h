@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,38 @@ struct AvgPoolOptions {
   LT_ARG(bool, count_include_pad) = true;
   LT_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
+template <size_t D>
+struct AdaptiveAvgPoolOptions {
+  AdaptiveAvgPoolOptions(ExpandingArray<D> output_size) : output_size_(output_size) {}
+  LT_ARG(ExpandingArray<D>, output_size);
+};
+using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<1>;
+using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<2>;
+
+// Upsample and F::interpolate: a size or a scale factor per spatial dim (or one for all).
+struct UpsampleOptions {
+  LT_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
+  LT_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
+  LT_ARG(InterpolateMode, mode) = InterpolateMode::Nearest;
+  LT_ARG(std::optional<bool>, align_corners) = std::nullopt;
+};
+struct InterpolateOptions {
+  LT_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
+  LT_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
+  LT_ARG(InterpolateMode, mode) = InterpolateMode::Nearest;
+  LT_ARG(std::optional<bool>, align_corners) = std::nullopt;
+  LT_ARG(std::optional<bool>, recompute_scale_factor) = std::nullopt;  // accepted; sizes are exact
+};
+
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels)
+      : num_groups_(num_groups), num_channels_(num_channels) {}
+  LT_ARG(int64_t, num_groups);
+  LT_ARG(int64_t, num_channels);
+  LT_ARG(double, eps) = 1e-5;
+  LT_ARG(bool, affine) = true;
+};
+
 using MaxPool1dOptions = MaxPoolOptions<1>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
 using AvgPool1dOptions = AvgPoolOptions<1>;

@@ -170,10 +170,48 @@ LT_MODULE(Unflatten);
     Name##Options options;                                                               \
   };                                                                                     \
   LT_MODULE(Name)
+LT_NN_POOL(AdaptiveAvgPool1d, adaptive_avg_pool1d, 1);
+LT_NN_POOL(AdaptiveAvgPool2d, adaptive_avg_pool2d, 2);
 LT_NN_POOL(MaxPool1d, max_pool1d, 1);
 LT_NN_POOL(MaxPool2d, max_pool2d, 2);
 LT_NN_POOL(AvgPool1d, avg_pool1d, 1);
 LT_NN_POOL(AvgPool2d, avg_pool2d, 2);
 #undef LT_NN_POOL
+
+// Upsample: F::interpolate with the module's options.
+class UpsampleImpl : public Module {
+ public:
+  explicit UpsampleImpl(const UpsampleOptions& o = {}) : options(o) {}
+  Tensor forward(const Tensor& x) {
+    return lt::interpolate(x, options.size() ? IntList(*options.size()) : IntList(),
+                           options.scale_factor().value_or(std::vector<double>{}), options.mode(),
+                           options.align_corners());
+  }
+  std::string name() const override { return "Upsample"; }
+  LT_CLONE_FROM_OPTIONS(UpsampleImpl)
+  UpsampleOptions options;
+};
+LT_MODULE(Upsample);
+
+// GroupNorm: group_norm over num_groups groups of the channels, with a per-channel affine.
+class GroupNormImpl : public Module {
+ public:
+  explicit GroupNormImpl(const GroupNormOptions& o) : options(o) {
+    if (o.affine()) {
+      weight = register_parameter("weight", ones({o.num_channels()}));
+      bias = register_parameter("bias", zeros({o.num_channels()}));
+    }
+  }
+  GroupNormImpl(int64_t num_groups, int64_t num_channels)
+      : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  Tensor forward(const Tensor& x) {
+    return lt::group_norm(x, options.num_groups(), weight, bias, options.eps());
+  }
+  std::string name() const override { return "GroupNorm"; }
+  LT_CLONE_FROM_OPTIONS(GroupNormImpl)
+  GroupNormOptions options;
+  Tensor weight, bias;
+};
+LT_MODULE(GroupNorm);
 
 }  // namespace lt::nn

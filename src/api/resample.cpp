@@ -1,0 +1,150 @@
+// Adaptive average pooling and interpolation (nearest, linear, bilinear), written as separable
+// maps along each spatial dim: nearest is an index_select (exact, any dtype); linear weights and
+// adaptive averages are a small [out, in] matrix applied by matmul, so both run on either device
+// and differentiate through matmul/index_select. Weights and source positions follow PyTorch's
+// formulas (area_pixel_compute_source_index and the adaptive start/end indices), in float as
+// PyTorch computes them.
+#include <cmath>
+#include <vector>
+
+#include "api/dispatch.h"
+#include "core/check.h"
+#include "core/shape.h"
+
+namespace lt {
+namespace {
+
+// x with dim d (an index >= 2) mapped through m [out, in].
+Tensor along(const Tensor& x, int64_t d, const std::vector<double>& m, int64_t out, int64_t in) {
+  Tensor w = tensor(m, {out, in}).to(TensorOptions(x.dtype()).device(x.device()));
+  return movedim(matmul(movedim(x, d, -1), w.t()), -1, d);
+}
+
+Tensor require_spatial(const Tensor& x, int64_t dims, const char* name) {
+  LT_CHECK(x.dim() == dims + 2 || x.dim() == dims + 1, name, ": expected a ", dims + 1, "-d or ",
+           dims + 2, "-d input, got shape ", shape_str(x.sizes()));
+  LT_CHECK(is_floating(x.dtype()), name, ": expected a floating input, got ",
+           dtype_name(x.dtype()));
+  return x.dim() == dims + 1 ? x.unsqueeze(0) : x;
+}
+
+Tensor adaptive_avg(const Tensor& x0, IntList out, const char* name) {
+  const int64_t k = static_cast<int64_t>(out.size());
+  Tensor x = require_spatial(x0, k, name);
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t d = 2 + j, in = x.size(d), o = out[j];
+    LT_CHECK(o > 0 || (o == 0 && in == 0), name, ": output size must be positive, got ",
+             shape_str(out));
+    std::vector<double> m(static_cast<size_t>(o * in), 0.0);
+    for (int64_t i = 0; i < o; ++i) {
+      const int64_t s = (i * in) / o, e = ((i + 1) * in + o - 1) / o;
+      for (int64_t c = s; c < e; ++c) m[i * in + c] = 1.0 / static_cast<double>(e - s);
+    }
+    x = along(x, d, m, o, in);
+  }
+  return x0.dim() == k + 1 ? x.squeeze(0) : x;
+}
+
+// PyTorch's source coordinate for output position i: align_corners maps the corner pixels onto
+// each other, otherwise pixel centers, clamped at 0.
+float source_index(int64_t i, int64_t in, int64_t out, bool align_corners,
+                   std::optional<double> scale) {
+  float s;
+  if (align_corners)
+    s = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
+  else
+    s = scale ? static_cast<float>(1.0 / *scale) : static_cast<float>(in) / static_cast<float>(out);
+  if (align_corners) return s * static_cast<float>(i);
+  const float src = s * (static_cast<float>(i) + 0.5f) - 0.5f;
+  return src < 0 ? 0.f : src;
+}
+
+}  // namespace
+
+Tensor adaptive_avg_pool1d(const Tensor& x, IntList output_size) {
+  LT_CHECK(output_size.size() == 1, "adaptive_avg_pool1d: output_size must be one int, got ",
+           shape_str(output_size));
+  return adaptive_avg(x, output_size, "adaptive_avg_pool1d");
+}
+Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size) {
+  LT_CHECK(output_size.size() == 2 || output_size.size() == 1,
+           "adaptive_avg_pool2d: output_size must be 1 or 2 ints, got ", shape_str(output_size));
+  std::vector<int64_t> o(output_size.begin(), output_size.end());
+  if (o.size() == 1) o.push_back(o[0]);
+  return adaptive_avg(x, IntList(o), "adaptive_avg_pool2d");
+}
+
+Tensor interpolate(const Tensor& x0, IntList size, const std::vector<double>& scale_factor,
+                   InterpolateMode mode, std::optional<bool> align_corners) {
+  const char* name = "interpolate";
+  LT_CHECK(x0.dim() >= 3 && x0.dim() <= 4, name, ": expected a 3-d or 4-d input [N, C, ...], got ",
+           shape_str(x0.sizes()));
+  const int64_t k = x0.dim() - 2;
+  LT_CHECK(size.empty() != scale_factor.empty(), name,
+           ": give exactly one of size and scale_factor");
+  LT_CHECK(mode == InterpolateMode::Nearest ||
+               mode == (k == 1 ? InterpolateMode::Linear : InterpolateMode::Bilinear),
+           name, ": mode ", interpolate_mode_name(mode), " does not apply to a ", x0.dim(),
+           "-d input (nearest, and linear for 3-d or bilinear for 4-d, are supported)");
+  LT_CHECK(mode == InterpolateMode::Nearest || is_floating(x0.dtype()), name, ": ",
+           interpolate_mode_name(mode), " needs a floating input, got ", dtype_name(x0.dtype()));
+  LT_CHECK(!align_corners || mode != InterpolateMode::Nearest, name,
+           ": align_corners applies only to linear modes");
+  const int64_t given = static_cast<int64_t>(size.empty() ? scale_factor.size() : size.size());
+  LT_CHECK(given == k || given == 1, name, ": expected ", k, " (or 1) sizes or scale factors for ",
+           shape_str(x0.sizes()), ", got ", given);
+  Tensor x = x0;
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t d = 2 + j, in = x.size(d);
+    std::optional<double> scale;
+    int64_t out;
+    if (!size.empty()) {
+      out = size[given == 1 ? 0 : j];
+    } else {
+      scale = scale_factor[given == 1 ? 0 : j];
+      LT_CHECK(*scale > 0, name, ": scale_factor must be positive, got ", *scale);
+      out = static_cast<int64_t>(std::floor(static_cast<double>(in) * *scale));
+    }
+    LT_CHECK(out > 0 && in > 0, name, ": input ", shape_str(x0.sizes()), " and output size ", out,
+             " must be positive");
+    if (mode == InterpolateMode::Nearest) {  // floor(i * in / out), in float as PyTorch
+      const float s = scale ? static_cast<float>(1.0 / *scale)
+                            : static_cast<float>(in) / static_cast<float>(out);
+      std::vector<int64_t> idx(static_cast<size_t>(out));
+      for (int64_t i = 0; i < out; ++i)
+        idx[i] = std::min(static_cast<int64_t>(std::floor(static_cast<float>(i) * s)), in - 1);
+      x = x.index_select(d, tensor(idx).to(x.device()));
+      continue;
+    }
+    std::vector<double> m(static_cast<size_t>(out * in), 0.0);
+    for (int64_t i = 0; i < out; ++i) {
+      const float src = source_index(i, in, out, align_corners.value_or(false), scale);
+      const int64_t i0 = static_cast<int64_t>(src), i1 = i0 + (i0 < in - 1 ? 1 : 0);
+      const float l1 = src - static_cast<float>(i0), l0 = 1.f - l1;
+      m[i * in + i0] += l0;
+      m[i * in + i1] += l1;
+    }
+    x = along(x, d, m, out, in);
+  }
+  return x;
+}
+
+const char* interpolate_mode_name(InterpolateMode m) {
+  switch (m) {
+    case InterpolateMode::Nearest:
+      return "nearest";
+    case InterpolateMode::Linear:
+      return "linear";
+    case InterpolateMode::Bilinear:
+      return "bilinear";
+    case InterpolateMode::Bicubic:
+      return "bicubic";
+    case InterpolateMode::Trilinear:
+      return "trilinear";
+    case InterpolateMode::Area:
+      return "area";
+  }
+  return "?";
+}
+
+}  // namespace lt
