@@ -530,6 +530,31 @@ TEST_P(NnFunctional, ResamplingMatchesEagerAndDifferentiates) {
       "nearest", [](Ts t) { return lt::interpolate(t[0], {}, {2.0}); }, {img}, dev());
 }
 
+TEST_P(NnFunctional, InstanceNormPerSampleAndChannelWithRunningStats) {
+  // [1, 2, 3]: channel 0 is 1, 2, 3 (mean 2, biased var 2/3), channel 1 is 4, 4, 4.
+  Tensor x = on(lt::tensor(std::vector<float>{1, 2, 3, 4, 4, 4}).reshape({1, 2, 3}));
+  const double s = 1 / std::sqrt(2.0 / 3 + 1e-5);
+  expect_near_all(F::instance_norm(x), {-s, 0, s, 0, 0, 0}, 1e-5, "instance_norm");
+  Tensor rm = on(lt::zeros({2})), rv = on(lt::ones({2}));
+  F::instance_norm(x, F::InstanceNormFuncOptions().running_mean(rm).running_var(rv).momentum(0.5));
+  expect_near_all(rm, {1, 2}, 1e-6, "running mean");        // 0.5 * 0 + 0.5 * (2, 4)
+  expect_near_all(rv, {1, 0.5}, 1e-6, "running variance");  // unbiased: 1 and 0
+  lt::nn::InstanceNorm1d in1(
+      lt::nn::InstanceNorm1dOptions(2).affine(true).track_running_stats(true));
+  in1->to(dev());
+  EXPECT_EQ(in1->parameters().size(), 2u);
+  expect_near_all(in1(x), {-s, 0, s, 0, 0, 0}, 1e-5, "InstanceNorm1d training");
+  expect_near_all(in1->running_mean, {0.2, 0.4}, 1e-6, "module running mean");
+  in1->eval();
+  Tensor y = in1(x);  // running stats now: (x - rm) / sqrt(rv + eps)
+  expect_near_all(y.select(1, 1), dv((x.select(1, 1) - 0.4) / std::sqrt(0.9 + 1e-5)), 1e-5,
+                  "InstanceNorm1d eval");
+  lt::nn::InstanceNorm2d in2(3);
+  EXPECT_EQ(in2->parameters().size(), 0u);
+  EXPECT_EQ(in2(on(lt::randn({2, 3, 4, 5}))).sizes()[3], 5);
+  EXPECT_THROW(in2(x), lt::Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, NnFunctional, ::testing::Values("cpu", "lazy"),
                          [](const auto& info) { return info.param; });
 

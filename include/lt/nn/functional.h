@@ -3,6 +3,7 @@
 //   F::conv2d(x, w, F::Conv2dFuncOptions().stride(2).padding(1))
 //   F::cross_entropy(x, t, F::CrossEntropyFuncOptions().ignore_index(0).reduction(torch::kSum))
 #pragma once
+#include "lt/autograd.h"
 #include "lt/nn/options.h"
 #include "lt/ops.h"
 
@@ -101,6 +102,15 @@ using SoftmaxFuncOptions = SoftmaxOptions;
 using LogSoftmaxFuncOptions = LogSoftmaxOptions;
 using SoftminFuncOptions = SoftminOptions;
 using GLUFuncOptions = GLUOptions;
+struct InstanceNormFuncOptions {
+  LT_ARG(Tensor, running_mean);
+  LT_ARG(Tensor, running_var);
+  LT_ARG(Tensor, weight);
+  LT_ARG(Tensor, bias);
+  LT_ARG(bool, use_input_stats) = true;
+  LT_ARG(double, momentum) = 0.1;
+  LT_ARG(double, eps) = 1e-5;
+};
 using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
 using InterpolateFuncOptions = InterpolateOptions;
@@ -182,6 +192,33 @@ inline Tensor max_pool2d(const Tensor& x, const MaxPool2dFuncOptions& o) {
 inline Tensor avg_pool2d(const Tensor& x, const AvgPool2dFuncOptions& o) {
   return lt::avg_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
                         o.count_include_pad(), o.divisor_override());
+}
+// Each (sample, channel) normalized over its spatial dims (group_norm with a group per
+// channel). With use_input_stats and running stats given, they move towards the batch average of
+// the instances' means and unbiased variances, as libtorch's; without, they normalize.
+inline Tensor instance_norm(const Tensor& x, const InstanceNormFuncOptions& o = {}) {
+  if (x.dim() < 3)
+    throw Error("instance_norm: expected an input [N, C, ...] of at least 3 dims, got " +
+                std::to_string(x.dim()) + " dims");
+  const int64_t c = x.size(1);
+  std::vector<int64_t> spatial, bshape(static_cast<size_t>(x.dim()), 1);
+  for (int64_t d = 2; d < x.dim(); ++d) spatial.push_back(d);
+  bshape[1] = c;
+  if (o.use_input_stats()) {
+    if (o.running_mean().defined() && o.running_var().defined()) {
+      NoGradGuard g;
+      Tensor v = x.detach();
+      const double m = o.momentum();
+      o.running_mean().mul_(1.0 - m).add_(v.mean(spatial).mean({0}) * m);
+      o.running_var().mul_(1.0 - m).add_(v.var(spatial, true).mean({0}) * m);
+    }
+    return lt::group_norm(x, c, o.weight(), o.bias(), o.eps());
+  }
+  Tensor y =
+      (x - o.running_mean().reshape(bshape)) * rsqrt(o.running_var().reshape(bshape) + o.eps());
+  if (o.weight().defined()) y = y * o.weight().reshape(bshape);
+  if (o.bias().defined()) y = y + o.bias().reshape(bshape);
+  return y;
 }
 inline Tensor adaptive_avg_pool1d(const Tensor& x, const AdaptiveAvgPool1dFuncOptions& o) {
   return lt::adaptive_avg_pool1d(x, o.output_size());

@@ -90,6 +90,18 @@ struct BatchNormOptions {
   LT_ARG(bool, track_running_stats) = true;
 };
 using BatchNorm1dOptions = BatchNormOptions;
+
+// InstanceNorm1d/2d: libtorch's defaults differ from BatchNorm's (no affine, no running stats).
+struct InstanceNormOptions {
+  InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}
+  LT_ARG(int64_t, num_features);
+  LT_ARG(double, eps) = 1e-5;
+  LT_ARG(double, momentum) = 0.1;
+  LT_ARG(bool, affine) = false;
+  LT_ARG(bool, track_running_stats) = false;
+};
+using InstanceNorm1dOptions = InstanceNormOptions;
+using InstanceNorm2dOptions = InstanceNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
 
 struct EmbeddingOptions {

@@ -193,6 +193,58 @@ class UpsampleImpl : public Module {
 };
 LT_MODULE(Upsample);
 
+// InstanceNorm1d/2d: F::instance_norm, with running stats when track_running_stats (updated in
+// training, used in eval).
+template <int64_t Dims, typename Self>
+class InstanceNormImplBase : public Cloneable<Self> {
+ public:
+  explicit InstanceNormImplBase(const InstanceNormOptions& o) : options(o) { reset(); }
+  void reset() override {
+    const int64_t n = options.num_features();
+    if (options.affine()) {
+      weight = this->register_parameter("weight", ones({n}));
+      bias = this->register_parameter("bias", zeros({n}));
+    }
+    if (options.track_running_stats()) {
+      running_mean = this->register_buffer("running_mean", zeros({n}));
+      running_var = this->register_buffer("running_var", ones({n}));
+    }
+  }
+  Tensor forward(const Tensor& x) {
+    if (x.dim() != Dims + 2 || x.size(1) != options.num_features())
+      throw Error(std::string(name_()) + ": expected an input [N, " +
+                  std::to_string(options.num_features()) + (Dims == 1 ? ", L]" : ", H, W]") +
+                  ", got " + std::to_string(x.dim()) + " dims");
+    const bool tracked = options.track_running_stats();
+    return functional::instance_norm(x, functional::InstanceNormFuncOptions()
+                                            .running_mean(tracked ? running_mean : Tensor())
+                                            .running_var(tracked ? running_var : Tensor())
+                                            .weight(weight)
+                                            .bias(bias)
+                                            .use_input_stats(this->is_training() || !tracked)
+                                            .momentum(options.momentum())
+                                            .eps(options.eps()));
+  }
+  std::string name() const override { return name_(); }
+  InstanceNormOptions options;
+  Tensor weight, bias, running_mean, running_var;
+
+ private:
+  static const char* name_() { return Dims == 1 ? "InstanceNorm1d" : "InstanceNorm2d"; }
+};
+class InstanceNorm1dImpl : public InstanceNormImplBase<1, InstanceNorm1dImpl> {
+ public:
+  using InstanceNormImplBase::InstanceNormImplBase;
+  explicit InstanceNorm1dImpl(int64_t n) : InstanceNormImplBase(InstanceNormOptions(n)) {}
+};
+LT_MODULE(InstanceNorm1d);
+class InstanceNorm2dImpl : public InstanceNormImplBase<2, InstanceNorm2dImpl> {
+ public:
+  using InstanceNormImplBase::InstanceNormImplBase;
+  explicit InstanceNorm2dImpl(int64_t n) : InstanceNormImplBase(InstanceNormOptions(n)) {}
+};
+LT_MODULE(InstanceNorm2d);
+
 // GroupNorm: group_norm over num_groups groups of the channels, with a per-channel affine.
 class GroupNormImpl : public Module {
  public:
