@@ -34,15 +34,19 @@ std::vector<int64_t> int64_values(const Tensor& t);
     break;                        \
   }
 
+// The compute dtypes' cases of a dispatch switch.
+#define LT_COMPUTE_CASES(T, ...)                    \
+  LT_CASE_T(::lt::kFloat32, float, T, __VA_ARGS__)  \
+  LT_CASE_T(::lt::kFloat64, double, T, __VA_ARGS__) \
+  LT_CASE_T(::lt::kInt32, int32_t, T, __VA_ARGS__)  \
+  LT_CASE_T(::lt::kInt64, int64_t, T, __VA_ARGS__)  \
+  LT_CASE_T(::lt::kBool, bool, T, __VA_ARGS__)
+
 // Runs the body with T bound to the C++ type of dtype `dt`, a compute dtype: kernels never see
 // the storage dtypes (eager_execute widens them first).
 #define LT_DISPATCH(dt, T, ...)                                                                  \
   switch (dt) {                                                                                  \
-    LT_CASE_T(::lt::kFloat32, float, T, __VA_ARGS__)                                             \
-    LT_CASE_T(::lt::kFloat64, double, T, __VA_ARGS__)                                            \
-    LT_CASE_T(::lt::kInt32, int32_t, T, __VA_ARGS__)                                             \
-    LT_CASE_T(::lt::kInt64, int64_t, T, __VA_ARGS__)                                             \
-    LT_CASE_T(::lt::kBool, bool, T, __VA_ARGS__)                                                 \
+    LT_COMPUTE_CASES(T, __VA_ARGS__)                                                             \
     default:                                                                                     \
       ::lt::throw_error("internal: a kernel reached with storage dtype ", ::lt::dtype_name(dt)); \
   }
@@ -50,11 +54,7 @@ std::vector<int64_t> int64_values(const Tensor& t);
 // Every dtype, storage dtypes included: for conversions (copy_into).
 #define LT_DISPATCH_ALL(dt, T, ...)                            \
   switch (dt) {                                                \
-    LT_CASE_T(::lt::kFloat32, float, T, __VA_ARGS__)           \
-    LT_CASE_T(::lt::kFloat64, double, T, __VA_ARGS__)          \
-    LT_CASE_T(::lt::kInt32, int32_t, T, __VA_ARGS__)           \
-    LT_CASE_T(::lt::kInt64, int64_t, T, __VA_ARGS__)           \
-    LT_CASE_T(::lt::kBool, bool, T, __VA_ARGS__)               \
+    LT_COMPUTE_CASES(T, __VA_ARGS__)                           \
     LT_CASE_T(::lt::kInt8, int8_t, T, __VA_ARGS__)             \
     LT_CASE_T(::lt::kFloat16, ::lt::Half, T, __VA_ARGS__)      \
     LT_CASE_T(::lt::kBFloat16, ::lt::BFloat16, T, __VA_ARGS__) \
