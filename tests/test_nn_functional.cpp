@@ -555,6 +555,46 @@ TEST_P(NnFunctional, InstanceNormPerSampleAndChannelWithRunningStats) {
   EXPECT_THROW(in2(x), lt::Error);
 }
 
+// ---- padding modes, Conv2d's padding_mode, Embedding's options
+
+TEST_P(NnFunctional, PaddingModesConvPaddingModeAndEmbeddingOptions) {
+  Tensor r = on(lt::tensor(std::vector<float>{1, 2, 3}).reshape({1, 1, 3}));
+  expect_near_all(F::pad(r, F::PadFuncOptions({2, 1}).mode(lt::kReflect)), {3, 2, 1, 2, 3, 2}, 0,
+                  "reflect");
+  expect_near_all(F::pad(r, F::PadFuncOptions({2, 1}).mode(lt::kReplicate)), {1, 1, 1, 2, 3, 3}, 0,
+                  "replicate");
+  expect_near_all(F::pad(r, F::PadFuncOptions({2, 1}).mode(lt::kCircular)), {2, 3, 1, 2, 3, 1}, 0,
+                  "circular");
+  expect_near_all(F::pad(r, F::PadFuncOptions({1, 0}).value(9)), {9, 1, 2, 3}, 0, "constant");
+  Tensor q = on(lt::tensor(std::vector<float>{1, 2, 3, 4}).reshape({1, 1, 2, 2}));
+  expect_near_all(lt::pad(q, {1, 1, 1, 1}, lt::kReflect),
+                  {4, 3, 4, 3, 2, 1, 2, 1, 4, 3, 4, 3, 2, 1, 2, 1}, 0, "reflect 2-d");
+  EXPECT_THROW(lt::pad(r, {3, 0}, lt::kReflect), lt::Error);  // at most size - 1
+  EXPECT_THROW(lt::pad(r, {4, 0}, lt::kCircular), lt::Error);
+  // Conv2d with a non-zero padding mode pads first, then convolves without padding.
+  lt::nn::Conv2d conv(lt::nn::Conv2dOptions(1, 2, 3).padding(1).padding_mode(lt::kCircular));
+  conv->to(dev());
+  Tensor img = on(lt::randn({1, 1, 4, 5}));
+  Tensor want = lt::conv2d(lt::pad(img, {1, 1, 1, 1}, lt::kCircular), conv->weight, conv->bias);
+  expect_near_all(conv(img), dv(want), 1e-5, "Conv2d padding_mode");
+  // Embedding: the padding row starts at zero and takes no gradient; max_norm renormalizes.
+  lt::nn::Embedding emb(lt::nn::EmbeddingOptions(4, 3).padding_idx(1));
+  emb->to(dev());
+  expect_near_all(emb->weight.select(0, 1), {0, 0, 0}, 0, "padding row");
+  Tensor idx = on(lt::tensor(std::vector<int64_t>{1, 2, 1}));
+  emb(idx).sum().backward();
+  expect_near_all(emb->weight.grad().select(0, 1), {0, 0, 0}, 0, "no gradient to padding_idx");
+  expect_near_all(emb->weight.grad().select(0, 2), {1, 1, 1}, 0, "gradient to row 2");
+  Tensor w = on(lt::tensor(std::vector<float>{3, 4, 0, 0, 1, 0}).reshape({3, 2}));
+  Tensor e = F::embedding(on(lt::tensor(std::vector<int64_t>{0})), w,
+                          F::EmbeddingFuncOptions().max_norm(1.0));
+  expect_near_all(e, {0.6, 0.8}, 1e-6, "max_norm result");
+  expect_near_all(w.select(0, 0), {0.6, 0.8}, 1e-6, "max_norm renormalizes the weight row");
+  expect_near_all(w.select(0, 2), {1, 0}, 0, "rows not read are untouched");
+  EXPECT_THROW(F::embedding(idx, w, F::EmbeddingFuncOptions().sparse(true)), lt::Error);
+  EXPECT_THROW(lt::nn::Embedding(lt::nn::EmbeddingOptions(4, 3).padding_idx(7)), lt::Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, NnFunctional, ::testing::Values("cpu", "lazy"),
                          [](const auto& info) { return info.param; });
 

@@ -208,6 +208,10 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& t, int64_t n, int64_t dim = 0);
 Tensor pad(const Tensor& t, IntList pad, double value = 0);
+// pad with a mode: (left, right) pairs from the last dim backwards, as PyTorch's F.pad; reflect
+// mirrors without repeating the edge (each pad below the dim's size), replicate repeats the
+// edge, circular wraps around (each pad at most the size). Constant takes `value`.
+Tensor pad(const Tensor& t, IntList pad, PadMode mode, double value = 0);
 // Shape, indexing, scan and linear-algebra composites (src/api/shape_composites.cpp).
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& t, IntList sizes, int64_t dim = 0);  // split_with_sizes

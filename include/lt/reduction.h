@@ -48,6 +48,27 @@ inline constexpr enumtype::kBicubic kBicubic{};
 inline constexpr enumtype::kTrilinear kTrilinear{};
 inline constexpr enumtype::kArea kArea{};
 
+// Padding modes (F::pad's mode and Conv2d's padding_mode): torch::kConstant, kZeros (a conv's
+// zero padding), kReflect, kReplicate, kCircular.
+enum class PadMode { Constant, Reflect, Replicate, Circular };
+namespace enumtype {
+#define LT_PAD_TAG(Tag, Mode)                                    \
+  struct Tag {                                                   \
+    constexpr operator PadMode() const { return PadMode::Mode; } \
+  };
+LT_PAD_TAG(kConstant, Constant)
+LT_PAD_TAG(kZeros, Constant)
+LT_PAD_TAG(kReflect, Reflect)
+LT_PAD_TAG(kReplicate, Replicate)
+LT_PAD_TAG(kCircular, Circular)
+#undef LT_PAD_TAG
+}  // namespace enumtype
+inline constexpr enumtype::kConstant kConstant{};
+inline constexpr enumtype::kZeros kZeros{};
+inline constexpr enumtype::kReflect kReflect{};
+inline constexpr enumtype::kReplicate kReplicate{};
+inline constexpr enumtype::kCircular kCircular{};
+
 inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};
 inline constexpr enumtype::kSum kSum{};

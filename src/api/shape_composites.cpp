@@ -285,6 +285,44 @@ Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
   return movedim(g.reshape(IntList(s)), d + 1, -1);
 }
 
+Tensor pad(const Tensor& x, IntList pads, PadMode mode, double value) {
+  if (mode == PadMode::Constant) return pad(x, pads, value);
+  const char* name = mode == PadMode::Reflect     ? "pad (reflect)"
+                     : mode == PadMode::Replicate ? "pad (replicate)"
+                                                  : "pad (circular)";
+  LT_CHECK(pads.size() % 2 == 0 && static_cast<int64_t>(pads.size()) / 2 <= x.dim(), name,
+           ": expected (left, right) pairs for at most ", x.dim(), " dims, got ", shape_str(pads));
+  Tensor y = x;
+  for (size_t j = 0; j < pads.size() / 2; ++j) {
+    const int64_t d = x.dim() - 1 - static_cast<int64_t>(j), n = y.size(d);
+    const int64_t l = pads[2 * j], r = pads[2 * j + 1];
+    LT_CHECK(l >= 0 && r >= 0, name, ": negative padding ", shape_str(pads), " is not supported");
+    if (l == 0 && r == 0) continue;
+    const int64_t limit = mode == PadMode::Reflect ? n - 1 : mode == PadMode::Circular ? n : -1;
+    LT_CHECK(n > 0 && (limit < 0 || (l <= limit && r <= limit)), name, ": padding (", l, ", ", r,
+             ") of dim ", d, " of size ", n, " must be at most ",
+             mode == PadMode::Reflect ? "size - 1" : "the size");
+    auto edge = [&](int64_t at, int64_t count) {
+      std::vector<int64_t> s(y.sizes().begin(), y.sizes().end());
+      s[d] = count;
+      return y.narrow(d, at, 1).expand(IntList(s));
+    };
+    Tensor left, right;
+    if (mode == PadMode::Reflect) {
+      left = y.narrow(d, 1, l).flip({d});
+      right = y.narrow(d, n - 1 - r, r).flip({d});
+    } else if (mode == PadMode::Replicate) {
+      left = edge(0, l);
+      right = edge(n - 1, r);
+    } else {
+      left = y.narrow(d, n - l, l);
+      right = y.narrow(d, 0, r);
+    }
+    y = cat({left, y, right}, d);
+  }
+  return y;
+}
+
 Tensor narrow_copy(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return x.narrow(dim, start, length).clone();
 }

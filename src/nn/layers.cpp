@@ -55,7 +55,12 @@ void Conv2dImpl::reset_parameters() {
 }
 Tensor Conv2dImpl::forward(const Tensor& x) {
   const auto& o = options;
-  return conv2d(x, weight, bias, o.stride(), o.padding(), o.dilation(), o.groups());
+  if (o.padding_mode() == PadMode::Constant)
+    return conv2d(x, weight, bias, o.stride(), o.padding(), o.dilation(), o.groups());
+  // Other modes pad first (width pair, then height), then convolve without padding.
+  Tensor p =
+      pad(x, {o.padding()[1], o.padding()[1], o.padding()[0], o.padding()[0]}, o.padding_mode());
+  return conv2d(p, weight, bias, o.stride(), {0, 0}, o.dilation(), o.groups());
 }
 void Conv2dImpl::pretty_print(std::ostream& os) const {
   const auto& o = options;
@@ -132,8 +137,25 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& o) : options(o) {
   LT_CHECK(o.num_embeddings() > 0 && o.embedding_dim() > 0, "Embedding: sizes ", o.num_embeddings(),
            " x ", o.embedding_dim(), " must be positive");
   weight = register_parameter("weight", randn({o.num_embeddings(), o.embedding_dim()}));
+  if (o.padding_idx()) {  // the padding row starts at zero, as libtorch's
+    const int64_t p =
+        *o.padding_idx() < 0 ? *o.padding_idx() + o.num_embeddings() : *o.padding_idx();
+    LT_CHECK(p >= 0 && p < o.num_embeddings(), "Embedding: padding_idx ", *o.padding_idx(),
+             " is out of range for ", o.num_embeddings(), " embeddings");
+    NoGradGuard g;
+    weight.select(0, p).fill_(0);
+  }
 }
-Tensor EmbeddingImpl::forward(const Tensor& indices) { return embedding(indices, weight); }
+Tensor EmbeddingImpl::forward(const Tensor& indices) {
+  const auto& o = options;
+  return functional::embedding(indices, weight,
+                               functional::EmbeddingFuncOptions()
+                                   .padding_idx(o.padding_idx())
+                                   .max_norm(o.max_norm())
+                                   .norm_type(o.norm_type())
+                                   .scale_grad_by_freq(o.scale_grad_by_freq())
+                                   .sparse(o.sparse()));
+}
 
 Embedding Embedding::from_pretrained(const Tensor& embeddings,
                                      const EmbeddingFromPretrainedOptions& options) {

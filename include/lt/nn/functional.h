@@ -102,6 +102,44 @@ using SoftmaxFuncOptions = SoftmaxOptions;
 using LogSoftmaxFuncOptions = LogSoftmaxOptions;
 using SoftminFuncOptions = SoftminOptions;
 using GLUFuncOptions = GLUOptions;
+struct PadFuncOptions {
+  PadFuncOptions(std::vector<int64_t> pad) : pad_(std::move(pad)) {}
+  LT_ARG(std::vector<int64_t>, pad);
+  LT_ARG(PadMode, mode) = PadMode::Constant;
+  LT_ARG(double, value) = 0;
+};
+inline Tensor pad(const Tensor& x, const PadFuncOptions& o) {
+  return lt::pad(x, o.pad(), o.mode(), o.value());
+}
+using EmbeddingFuncOptions = EmbeddingOptionsBase;
+// libtorch's embedding with options: padding_idx rows take no gradient; max_norm renormalizes
+// (in place, without gradient) the weight rows the indices read whose norm exceeds it.
+inline Tensor embedding(const Tensor& indices, const Tensor& weight,
+                        const EmbeddingFuncOptions& o) {
+  if (o.sparse()) throw Error("embedding: sparse gradients are not supported (sparse(false))");
+  if (o.scale_grad_by_freq())
+    throw Error("embedding: scale_grad_by_freq is not supported (scale_grad_by_freq(false))");
+  if (o.max_norm()) {
+    NoGradGuard g;
+    Tensor flat = indices.reshape({-1});
+    Tensor rows = weight.detach().index_select(0, flat);
+    Tensor norm = rows.norm(o.norm_type(), {1}, true);
+    Tensor scale = lt::where(norm > *o.max_norm(), *o.max_norm() / (norm + 1e-7), 1.0);
+    weight.copy_(lt::index_copy(weight.detach(), 0, flat, rows * scale));
+  }
+  Tensor w = weight;
+  if (o.padding_idx()) {
+    const int64_t n = weight.size(0),
+                  p = *o.padding_idx() < 0 ? *o.padding_idx() + n : *o.padding_idx();
+    if (p < 0 || p >= n)
+      throw Error("embedding: padding_idx " + std::to_string(*o.padding_idx()) +
+                  " is out of range for " + std::to_string(n) + " embeddings");
+    Tensor is_pad =
+        (lt::arange(n, TensorOptions(kInt64).device(weight.device())) == p).unsqueeze(1);
+    w = lt::where(is_pad, weight.detach(), weight);  // the padding row's value, no gradient
+  }
+  return lt::embedding(indices, w);
+}
 struct InstanceNormFuncOptions {
   LT_ARG(Tensor, running_mean);
   LT_ARG(Tensor, running_var);

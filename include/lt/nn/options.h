@@ -71,6 +71,7 @@ struct Conv2dOptions {
   LT_ARG(ExpandingArray<2>, dilation) = 1;
   LT_ARG(int64_t, groups) = 1;
   LT_ARG(bool, bias) = true;
+  LT_ARG(PadMode, padding_mode) = PadMode::Constant;  // torch::kZeros, kReflect, ...
 };
 
 struct LayerNormOptions {
@@ -104,11 +105,24 @@ using InstanceNorm1dOptions = InstanceNormOptions;
 using InstanceNorm2dOptions = InstanceNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
 
+// What Embedding's and F::embedding's options share (F::EmbeddingFuncOptions is this).
+struct EmbeddingOptionsBase {
+  LT_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  LT_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LT_ARG(double, norm_type) = 2.0;
+  LT_ARG(bool, scale_grad_by_freq) = false;
+  LT_ARG(bool, sparse) = false;
+};
 struct EmbeddingOptions {
   EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
       : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
   LT_ARG(int64_t, num_embeddings);
   LT_ARG(int64_t, embedding_dim);
+  LT_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  LT_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LT_ARG(double, norm_type) = 2.0;
+  LT_ARG(bool, scale_grad_by_freq) = false;
+  LT_ARG(bool, sparse) = false;
 };
 
 struct EmbeddingFromPretrainedOptions {
