@@ -595,6 +595,37 @@ TEST_P(NnFunctional, PaddingModesConvPaddingModeAndEmbeddingOptions) {
   EXPECT_THROW(lt::nn::Embedding(lt::nn::EmbeddingOptions(4, 3).padding_idx(7)), lt::Error);
 }
 
+TEST_P(NnFunctional, Conv1dAsAHeightOneConv2d) {
+  Tensor x = on(lt::tensor(std::vector<float>{1, 2, 3, 4, 5}).reshape({1, 1, 5}));
+  Tensor w = on(lt::tensor(std::vector<float>{1, 0, -1}).reshape({1, 1, 3}));
+  expect_near_all(lt::conv1d(x, w), {-2, -2, -2}, 0, "conv1d");
+  expect_near_all(F::conv1d(x, w, F::Conv1dFuncOptions().padding(1)), {-2, -2, -2, -2, 4}, 0,
+                  "conv1d padding");
+  expect_near_all(lt::conv1d(x, w, {}, {2}, {0}, {2}), {-4}, 0, "conv1d stride and dilation");
+  expect_near_all(lt::conv1d(x.squeeze(0), w, on(lt::ones({1}))), {-1, -1, -1}, 0,
+                  "unbatched with bias");
+  lt::nn::Conv1d conv(lt::nn::Conv1dOptions(4, 6, 3).stride(2).padding(1).groups(2));
+  conv->to(dev());
+  EXPECT_EQ(conv->weight.sizes()[1], 2);
+  Tensor y = conv(on(lt::randn({2, 4, 9})));
+  EXPECT_EQ(y.sizes()[1], 6);
+  EXPECT_EQ(y.sizes()[2], 5);
+  lt::nn::Conv1d circ(lt::nn::Conv1dOptions(1, 1, 3).padding(1).padding_mode(lt::kCircular));
+  circ->to(dev());
+  Tensor want = lt::conv1d(lt::pad(x, {1, 1}, lt::kCircular), circ->weight, circ->bias);
+  expect_near_all(circ(x), dv(want), 1e-6, "Conv1d padding_mode");
+  EXPECT_THROW(lt::conv1d(x, w.squeeze(0)), lt::Error);
+  using lt_test::gradcheck;
+  using lt_test::In;
+  using lt_test::Ts;
+  In in{{}, {2, 4, 6}}, k{{}, {4, 2, 3}};
+  for (int j = 0; j < 48; ++j) in.v.push_back(std::sin(0.37 * j));
+  for (int j = 0; j < 24; ++j) k.v.push_back(std::cos(0.53 * j));
+  gradcheck(
+      "conv1d groups", [](Ts t) { return lt::conv1d(t[0], t[1], {}, {2}, {1}, {1}, 2); }, {in, k},
+      dev());
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, NnFunctional, ::testing::Values("cpu", "lazy"),
                          [](const auto& info) { return info.param; });
 

@@ -282,6 +282,9 @@ Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = {});
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1, 1},
               IntList padding = {0, 0}, IntList dilation = {1, 1}, int64_t groups = 1);
+// [N, C, L] (or [C, L]) with weight [out, C / groups, k]: conv2d of a height-1 image.
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1},
+              IntList padding = {0}, IntList dilation = {1}, int64_t groups = 1);
 // Pooling with libtorch's arguments (stride defaults to the kernel). ceil_mode: PyTorch's
 // output size rule; avg: count_include_pad and divisor_override as PyTorch's.
 Tensor max_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0},

@@ -111,6 +111,21 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
   Tensor y = b.defined() ? call(K::Conv2d, {xb, w, b}, a) : call(K::Conv2d, {xb, w}, a);
   return x.dim() == 3 ? y.squeeze(0) : y;
 }
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride, IntList padding,
+              IntList dilation, int64_t groups) {
+  OpContext ctx("conv1d");
+  LT_CHECK(x.dim() == 2 || x.dim() == 3, "conv1d: expected a 2-d or 3-d input, got shape ",
+           shape_str(x.sizes()));
+  LT_CHECK(w.dim() == 3, "conv1d: expected a 3-d weight [out, in / groups, k], got shape ",
+           shape_str(w.sizes()));
+  auto one = [](IntList v, const char* what) {
+    LT_CHECK(v.size() == 1, "conv1d: ", what, " must be one int, got ", shape_str(v));
+    return v[0];
+  };
+  const int64_t s = one(stride, "stride"), p = one(padding, "padding"),
+                d = one(dilation, "dilation");
+  return conv2d(x.unsqueeze(-2), w.unsqueeze(-2), b, {1, s}, {0, p}, {1, d}, groups).squeeze(-2);
+}
 Tensor max_pool2d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool ceil_mode) {
   return pool(K::MaxPool2d, x, k, s, p, d, ceil_mode, true, 0);
 }

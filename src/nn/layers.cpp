@@ -38,6 +38,28 @@ void LinearImpl::pretty_print(std::ostream& os) const {
      << ", bias=" << (options.bias() ? "true" : "false") << ")";
 }
 
+Conv1dImpl::Conv1dImpl(const Conv1dOptions& o) : options(o) {
+  const int64_t k = o.kernel_size()[0];
+  LT_CHECK(o.in_channels() > 0 && o.out_channels() > 0 && k > 0 && o.groups() > 0 &&
+               o.in_channels() % o.groups() == 0 && o.out_channels() % o.groups() == 0,
+           "Conv1d: channels ", o.in_channels(), " -> ", o.out_channels(), ", kernel ", k,
+           ", groups ", o.groups(), " are not a valid configuration");
+  weight = register_parameter("weight", empty({o.out_channels(), o.in_channels() / o.groups(), k}));
+  if (o.bias()) bias = register_parameter("bias", empty({o.out_channels()}));
+  reset_parameters();
+}
+void Conv1dImpl::reset_parameters() {
+  const int64_t fan_in = weight.numel() / weight.size(0);  // in_channels / groups * k
+  reset_uniform(weight, bias, 1.0 / std::sqrt(static_cast<double>(fan_in)));
+}
+Tensor Conv1dImpl::forward(const Tensor& x) {
+  const auto& o = options;
+  if (o.padding_mode() == PadMode::Constant)
+    return conv1d(x, weight, bias, o.stride(), o.padding(), o.dilation(), o.groups());
+  Tensor p = pad(x, {o.padding()[0], o.padding()[0]}, o.padding_mode());
+  return conv1d(p, weight, bias, o.stride(), {0}, o.dilation(), o.groups());
+}
+
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& o) : options(o) {
   const auto& k = o.kernel_size();
   LT_CHECK(o.in_channels() > 0 && o.out_channels() > 0 && k[0] > 0 && k[1] > 0 && o.groups() > 0 &&

@@ -14,6 +14,7 @@ using lt::avg_pool2d;
 using lt::binary_cross_entropy;
 using lt::binary_cross_entropy_with_logits;
 using lt::celu;
+using lt::conv1d;
 using lt::conv2d;
 using lt::cross_entropy;
 using lt::dropout;
@@ -71,6 +72,17 @@ struct Conv2dFuncOptions {
   LT_ARG(ExpandingArray<2>, dilation) = 1;
   LT_ARG(int64_t, groups) = 1;
 };
+
+struct Conv1dFuncOptions {
+  LT_ARG(Tensor, bias);
+  LT_ARG(ExpandingArray<1>, stride) = 1;
+  LT_ARG(ExpandingArray<1>, padding) = 0;
+  LT_ARG(ExpandingArray<1>, dilation) = 1;
+  LT_ARG(int64_t, groups) = 1;
+};
+inline Tensor conv1d(const Tensor& x, const Tensor& w, const Conv1dFuncOptions& o = {}) {
+  return lt::conv1d(x, w, o.bias(), o.stride(), o.padding(), o.dilation(), o.groups());
+}
 
 struct LayerNormFuncOptions {
   LayerNormFuncOptions(std::vector<int64_t> normalized_shape)

@@ -74,6 +74,20 @@ struct Conv2dOptions {
   LT_ARG(PadMode, padding_mode) = PadMode::Constant;  // torch::kZeros, kReflect, ...
 };
 
+struct Conv1dOptions {
+  Conv1dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  LT_ARG(int64_t, in_channels);
+  LT_ARG(int64_t, out_channels);
+  LT_ARG(ExpandingArray<1>, kernel_size);
+  LT_ARG(ExpandingArray<1>, stride) = 1;
+  LT_ARG(ExpandingArray<1>, padding) = 0;
+  LT_ARG(ExpandingArray<1>, dilation) = 1;
+  LT_ARG(int64_t, groups) = 1;
+  LT_ARG(bool, bias) = true;
+  LT_ARG(PadMode, padding_mode) = PadMode::Constant;
+};
+
 struct LayerNormOptions {
   LayerNormOptions(std::vector<int64_t> normalized_shape)
       : normalized_shape_(std::move(normalized_shape)) {}

@@ -28,6 +28,21 @@ class LinearImpl : public Module {
 };
 LT_MODULE(Linear);
 
+// Conv1d: [N, C, L] -> [N, out, L'], weight [out, C / groups, k], PyTorch's initialization.
+class Conv1dImpl : public Module {
+ public:
+  explicit Conv1dImpl(const Conv1dOptions& o);
+  Conv1dImpl(int64_t in, int64_t out, ExpandingArray<1> kernel)
+      : Conv1dImpl(Conv1dOptions(in, out, kernel)) {}
+  Tensor forward(const Tensor& x);
+  void reset_parameters();
+  std::string name() const override { return "Conv1d"; }
+  LT_CLONE_FROM_OPTIONS(Conv1dImpl)
+  Conv1dOptions options;
+  Tensor weight, bias;
+};
+LT_MODULE(Conv1d);
+
 class Conv2dImpl : public Module {
  public:
   explicit Conv2dImpl(const Conv2dOptions& o);
