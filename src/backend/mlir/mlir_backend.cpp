@@ -9,17 +9,18 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
-#include <limits>
-#include <optional>
 #include <unordered_map>
 
 #include "backend/backend.h"
 #include "backend/mlir/disk_cache.h"
+#include "backend/mlir/dtype_lowering.h"
 #include "backend/mlir/executable.h"
 #include "backend/mlir/jit.h"
 #include "backend/mlir/math_lowering.h"
@@ -30,8 +31,8 @@
 #include "core/config.h"
 #include "core/metrics.h"
 #include "core/parallel.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -106,22 +107,7 @@ class Lowering {
  public:
   Lowering(MLIRContext* ctx, OpBuilder& b, Location loc) : ctx_(ctx), b_(b), loc_(loc) {}
 
-  Type elem(Dtype t) {
-    switch (t) {
-      case kFloat32: return b_.getF32Type();
-      case kFloat64: return b_.getF64Type();
-      case kInt32: return b_.getI32Type();
-      case kInt64: return b_.getI64Type();
-      case kBool: return b_.getI1Type();
-      case kInt8:
-        return b_.getI8Type();
-      case kFloat16:
-        return b_.getF16Type();
-      case kBFloat16:
-        return b_.getBF16Type();
-    }
-    return b_.getF32Type();
-  }
+  Type elem(Dtype t) { return element_type(b_, t); }
   RankedTensorType tensor(IntList sizes, Dtype t) {
     return RankedTensorType::get(llvm::ArrayRef<int64_t>(sizes.data(), sizes.size()), elem(t));
   }
@@ -129,78 +115,9 @@ class Lowering {
     return MemRefType::get(llvm::ArrayRef<int64_t>(sizes.data(), sizes.size()), elem(t));
   }
 
-  // Scalar conversion between dtypes (PyTorch semantics; bool is i1).
+  // Scalar conversion between dtypes (dtype_lowering.cpp).
   Value convert(OpBuilder& b, Value v, Dtype from, Dtype to) {
-    if (from == to) return v;
-    // The 16-bit floats convert through float32, as eager's Half and BFloat16 do (a double or
-    // an integer rounds to float first). bfloat16 is converted with integer ops: LLVM would
-    // call a runtime function for it on hosts without AVX512_BF16.
-    if (from == kFloat16 || from == kBFloat16)
-      return convert(
-          b,
-          from == kFloat16 ? arith::ExtFOp::create(b, loc_, b.getF32Type(), v) : bf16_to_f32(b, v),
-          kFloat32, to);
-    if (to == kFloat16 || to == kBFloat16) {
-      v = convert(b, v, from, kFloat32);
-      return to == kFloat16 ? Value(arith::TruncFOp::create(b, loc_, b.getF16Type(), v))
-                            : f32_to_bf16(b, v);
-    }
-    Type t = elem(to);
-    if (to == kBool) {
-      if (is_floating(from)) {
-        Value z = arith::ConstantOp::create(b, loc_, b.getFloatAttr(elem(from), 0.0));
-        return arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::UNE, v, z);
-      }
-      Value z = arith::ConstantOp::create(b, loc_, b.getIntegerAttr(elem(from), 0));
-      return arith::CmpIOp::create(b, loc_, arith::CmpIPredicate::ne, v, z);
-    }
-    if (is_floating(to)) {
-      if (is_floating(from))
-        return from == kFloat32 ? Value(arith::ExtFOp::create(b, loc_, t, v))
-                                : Value(arith::TruncFOp::create(b, loc_, t, v));
-      if (from == kBool) return arith::UIToFPOp::create(b, loc_, t, v);
-      return arith::SIToFPOp::create(b, loc_, t, v);
-    }
-    if (is_floating(from)) {
-      // What the eager kernels' static_cast compiles to on x86 (cvtt*2si): NaN and values out
-      // of range give the most negative integer. LLVM's fptosi would give poison.
-      const int bits = static_cast<int>(dtype_size(to) * 8);
-      Value r = arith::FPToSIOp::create(b, loc_, t, v);
-      Value lim = arith::ConstantOp::create(
-          b, loc_, b.getFloatAttr(elem(from), std::ldexp(1.0, bits - 1)));
-      Value in_range = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::OLT,
-                                             math::AbsFOp::create(b, loc_, v), lim);
-      Value min = arith::ConstantOp::create(
-          b, loc_, b.getIntegerAttr(t, bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1))));
-      return arith::SelectOp::create(b, loc_, in_range, r, min);
-    }
-    if (from == kBool) return arith::ExtUIOp::create(b, loc_, t, v);
-    if (dtype_size(from) < dtype_size(to)) return arith::ExtSIOp::create(b, loc_, t, v);
-    return arith::TruncIOp::create(b, loc_, t, v);
-  }
-
-  Value i32const(OpBuilder& b, int64_t v) {
-    return arith::ConstantOp::create(b, loc_, b.getI32IntegerAttr(static_cast<int32_t>(v)));
-  }
-  Value bf16_to_f32(OpBuilder& b, Value v) {
-    Value i = arith::BitcastOp::create(b, loc_, b.getI16Type(), v);
-    Value w = arith::ExtUIOp::create(b, loc_, b.getI32Type(), i);
-    return arith::BitcastOp::create(b, loc_, b.getF32Type(),
-                                    arith::ShLIOp::create(b, loc_, w, i32const(b, 16)));
-  }
-  // Round to nearest even, as c10::BFloat16: x + 0x7fff + (bit 16 of x), the top half; NaN
-  // gives 0x7fc0.
-  Value f32_to_bf16(OpBuilder& b, Value v) {
-    Value x = arith::BitcastOp::create(b, loc_, b.getI32Type(), v);
-    Value hi = arith::ShRUIOp::create(b, loc_, x, i32const(b, 16));
-    Value odd = arith::AndIOp::create(b, loc_, hi, i32const(b, 1));
-    Value r =
-        arith::AddIOp::create(b, loc_, arith::AddIOp::create(b, loc_, x, i32const(b, 0x7fff)), odd);
-    Value top = arith::ShRUIOp::create(b, loc_, r, i32const(b, 16));
-    Value nan = arith::CmpFOp::create(b, loc_, arith::CmpFPredicate::UNO, v, v);
-    Value bits = arith::SelectOp::create(b, loc_, nan, i32const(b, 0x7fc0), top);
-    return arith::BitcastOp::create(b, loc_, b.getBF16Type(),
-                                    arith::TruncIOp::create(b, loc_, b.getI16Type(), bits));
+    return convert_dtype(b, loc_, v, from, to);
   }
 
   Value fconst(OpBuilder& b, Dtype t, double v) {
