@@ -296,6 +296,58 @@ TEST_P(TorchNn, OptimizerStatePerParameter) {
   expect_same(b_state.exp_avg_sq(), torch::full({2}, 1 - 0.999 * 0.999), 1e-6);
 }
 
+// A sequence classifier spelled as libtorch programs spell one: an LSTM holder registered in a
+// user module, the (output, (h_n, c_n)) tuple, a GRU with torch::kReLU-free defaults and an
+// RNNCell with torch::kReLU, trained a few steps; lazy matches cpu.
+struct SeqNet : torch::nn::Module {
+  SeqNet() {
+    lstm = register_module(
+        "lstm", torch::nn::LSTM(torch::nn::LSTMOptions(3, 5).num_layers(2).batch_first(true)));
+    head = register_module("head", torch::nn::Linear(5, 2));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto [out, state] = lstm->forward(x);
+    torch::Tensor h_n = std::get<0>(state);  // [layers, N, H]
+    return head->forward(h_n[-1] + out.select(1, -1));
+  }
+  torch::nn::LSTM lstm{nullptr};
+  torch::nn::Linear head{nullptr};
+};
+
+TEST_P(TorchNn, RecurrentModulesTrainAsInLibtorch) {
+  torch::manual_seed(2);
+  auto net = std::make_shared<SeqNet>();
+  torch::manual_seed(2);  // the same initial weights
+  auto lazy_net = std::make_shared<SeqNet>();
+  lazy_net->to(dev());
+  torch::optim::SGD a(net->parameters(), torch::optim::SGDOptions(0.1));
+  torch::optim::SGD b(lazy_net->parameters(), torch::optim::SGDOptions(0.1));
+  torch::Tensor x = torch::randn({4, 6, 3}), y = torch::tensor({0, 1, 1, 0}, torch::kInt64);
+  for (int step = 0; step < 3; ++step) {
+    for (auto [m, opt, d] : {std::make_tuple(net.get(), &a, torch::Device("cpu")),
+                             std::make_tuple(lazy_net.get(), &b, dev())}) {
+      opt->zero_grad();
+      torch::nn::functional::cross_entropy(m->forward(x.to(d)), y.to(d)).backward();
+      opt->step();
+    }
+  }
+  expect_same(lazy_net->lstm->named_parameters()["weight_hh_l1"],
+              net->lstm->named_parameters()["weight_hh_l1"]);
+  torch::nn::GRU gru(torch::nn::GRUOptions(3, 4).bidirectional(true));
+  gru->to(dev());
+  auto [out, h_n] = gru->forward(x.transpose(0, 1).to(dev()));
+  EXPECT_EQ(out.sizes(), torch::IntArrayRef({6, 4, 8}));
+  EXPECT_EQ(h_n.sizes(), torch::IntArrayRef({2, 4, 4}));
+  torch::nn::RNNCell cell(torch::nn::RNNCellOptions(3, 4).nonlinearity(torch::kReLU));
+  cell->to(dev());
+  torch::Tensor h = cell(x.select(1, 0).to(dev()));
+  EXPECT_GE(h.min().item<float>(), 0.0f);
+  auto [h2, c2] = torch::lstm_cell(x.select(1, 0), {torch::zeros({4, 5}), torch::zeros({4, 5})},
+                                   net->lstm->named_parameters()["weight_ih_l0"],
+                                   net->lstm->named_parameters()["weight_hh_l0"]);
+  EXPECT_EQ(c2.sizes(), torch::IntArrayRef({4, 5}));
+}
+
 TEST(TorchNnPrint, ModulesPrintTheirTree) {
   torch::nn::Sequential seq(torch::nn::Linear(3, 4), torch::nn::ReLU());
   std::ostringstream os;

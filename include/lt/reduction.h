@@ -69,6 +69,19 @@ inline constexpr enumtype::kReflect kReflect{};
 inline constexpr enumtype::kReplicate kReplicate{};
 inline constexpr enumtype::kCircular kCircular{};
 
+// The recurrent nonlinearity (RNN's and RNNCell's): torch::kTanh, torch::kReLU.
+enum class Nonlinearity { Tanh, ReLU };
+namespace enumtype {
+struct kTanh {
+  constexpr operator Nonlinearity() const { return Nonlinearity::Tanh; }
+};
+struct kReLU {
+  constexpr operator Nonlinearity() const { return Nonlinearity::ReLU; }
+};
+}  // namespace enumtype
+inline constexpr enumtype::kTanh kTanh{};
+inline constexpr enumtype::kReLU kReLU{};
+
 inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};
 inline constexpr enumtype::kSum kSum{};

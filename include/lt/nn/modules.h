@@ -9,6 +9,7 @@
 #include "lt/nn/modules/container.h"
 #include "lt/nn/modules/layers.h"
 #include "lt/nn/modules/loss.h"
+#include "lt/nn/modules/rnn.h"
 #include "lt/nn/options.h"
 #include "lt/ops.h"
 

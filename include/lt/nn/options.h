@@ -319,6 +319,70 @@ struct KLDivLossOptions {
   LT_ARG(bool, log_target) = false;
 };
 
+// ---- recurrent layers (libtorch's names and defaults)
+struct RNNOptions {
+  RNNOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  LT_ARG(int64_t, input_size);
+  LT_ARG(int64_t, hidden_size);
+  LT_ARG(int64_t, num_layers) = 1;
+  LT_ARG(Nonlinearity, nonlinearity) = Nonlinearity::Tanh;  // torch::kTanh or torch::kReLU
+  LT_ARG(bool, bias) = true;
+  LT_ARG(bool, batch_first) = false;  // inputs [L, N, in] unless true ([N, L, in])
+  LT_ARG(double, dropout) = 0.0;      // on each layer's output but the last, in training
+  LT_ARG(bool, bidirectional) = false;
+};
+
+struct LSTMOptions {
+  LSTMOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  LT_ARG(int64_t, input_size);
+  LT_ARG(int64_t, hidden_size);
+  LT_ARG(int64_t, num_layers) = 1;
+  LT_ARG(bool, bias) = true;
+  LT_ARG(bool, batch_first) = false;
+  LT_ARG(double, dropout) = 0.0;
+  LT_ARG(bool, bidirectional) = false;
+  LT_ARG(int64_t, proj_size) = 0;  // > 0: h is projected to this size (weight_hr)
+};
+
+struct GRUOptions {
+  GRUOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  LT_ARG(int64_t, input_size);
+  LT_ARG(int64_t, hidden_size);
+  LT_ARG(int64_t, num_layers) = 1;
+  LT_ARG(bool, bias) = true;
+  LT_ARG(bool, batch_first) = false;
+  LT_ARG(double, dropout) = 0.0;
+  LT_ARG(bool, bidirectional) = false;
+};
+
+struct RNNCellOptions {
+  RNNCellOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  LT_ARG(int64_t, input_size);
+  LT_ARG(int64_t, hidden_size);
+  LT_ARG(bool, bias) = true;
+  LT_ARG(Nonlinearity, nonlinearity) = Nonlinearity::Tanh;
+};
+
+struct LSTMCellOptions {
+  LSTMCellOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  LT_ARG(int64_t, input_size);
+  LT_ARG(int64_t, hidden_size);
+  LT_ARG(bool, bias) = true;
+};
+
+struct GRUCellOptions {
+  GRUCellOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  LT_ARG(int64_t, input_size);
+  LT_ARG(int64_t, hidden_size);
+  LT_ARG(bool, bias) = true;
+};
+
 // ---- attention
 struct MultiheadAttentionOptions {
   MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads)
