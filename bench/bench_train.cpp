@@ -3,6 +3,8 @@
 //   mlp_step: MLP 784-256-10, batch 64, cross_entropy, backward, SGD (steps/s);
 //   transformer_step: TransformerEncoderLayer(256, 4 heads, ff 1024), 128 tokens x batch 16,
 //     loss mean(out^2), backward, Adam (steps/s);
+//   lstm_step: the main job's --model lstm: a 2-layer LSTM(28, 128) over 28 steps of 28 pixels,
+//     batch 64, Linear(128, 10) on the last output, cross_entropy, backward, Adam (steps/s);
 //   GFLOP/s: model FLOPs (3x the forward matmuls) per second, for the report's MFU;
 //   peak_rss_*: how much the resident set grows over setup while training (MB; run each in its
 //     own process, as compare.py does), plus tensor_peak_MB: the peak of live tensor buffers
@@ -22,6 +24,11 @@ constexpr double kMlpFlops = 3.0 * 2 * 64 * (784.0 * 256 + 256.0 * 10);
 // two feed-forward matmuls, and per head q k^T and attention times v over 128 positions.
 constexpr double kTransformerFlops =
     3.0 * 2 * 2048 * (256.0 * 768 + 256.0 * 256 + 2 * 256.0 * 1024 + 2 * 128.0 * 256);
+
+// Per sequence position (64 x 28 of them): layer 0's input projection 28 -> 512 gates, its
+// recurrent 128 -> 512, layer 1's input and recurrent 128 -> 512; plus the head on 64 rows.
+constexpr double kLstmFlops =
+    3.0 * 2 * (64 * 28 * (28.0 * 512 + 3 * 128.0 * 512) + 64 * 128.0 * 10);
 
 struct Mlp {
   static constexpr double kFlops = kMlpFlops;
@@ -59,6 +66,30 @@ struct Transformer {
     opt->zero_grad();
     lt::Tensor out = layer->forward(x);
     (out * out).mean().backward();
+    opt->step();
+  }
+};
+
+struct Lstm {
+  static constexpr double kFlops = kLstmFlops;
+  lt::nn::LSTM lstm{lt::nn::LSTMOptions(28, 128).num_layers(2).batch_first(true)};
+  lt::nn::Linear head{128, 10};
+  std::unique_ptr<lt::optim::Adam> opt;
+  lt::Tensor x, y;
+  explicit Lstm(lt::Device d) {
+    lstm->to(d);
+    head->to(d);
+    std::vector<lt::Tensor> params = lstm->parameters();
+    for (const lt::Tensor& p : head->parameters()) params.push_back(p);
+    opt = std::make_unique<lt::optim::Adam>(params, lt::optim::AdamOptions(1e-3));
+    x = lt::randn({64, 28, 28}).to(d);
+    y = lt::randint(0, 10, {64}).to(d);
+    lt::mark_step();
+  }
+  void step() {
+    opt->zero_grad();
+    auto [out, state] = lstm->forward(x);
+    lt::cross_entropy(head->forward(out.select(1, 27)), y).backward();
     opt->step();
   }
 };
@@ -101,6 +132,9 @@ const bool registered = [] {
   ltb::add(
       "transformer_step", ltb::kAll,
       [](benchmark::State& st, Sys s) { train_step<Transformer>(st, s, 2); },
+      [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
+  ltb::add(
+      "lstm_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<Lstm>(st, s, 2); },
       [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
   ltb::add(
       "peak_rss_mlp_step", ltb::kAll,

@@ -42,6 +42,7 @@ WORKLOADS = {
     "conv2d": ("ms", SYSTEMS),
     "mlp_step": ("steps/s", SYSTEMS),
     "transformer_step": ("steps/s", SYSTEMS),
+    "lstm_step": ("steps/s", SYSTEMS),
     "compile_mlp_step": ("ms", ("torch_lazy",)),
     "peak_rss_mlp_step": ("MB", SYSTEMS),
     "peak_rss_transformer_step": ("MB", SYSTEMS),
@@ -280,6 +281,27 @@ def make_transformer(ctx):
     return step
 
 
+def make_lstm(ctx):
+    """lt-train's --model lstm step: a 2-layer LSTM(28, 128) over 28 steps, batch 64, Adam."""
+    torch = ctx.torch
+    nn, f = torch.nn, torch.nn.functional
+    lstm = nn.LSTM(28, 128, num_layers=2, batch_first=True).to(ctx.device)
+    head = nn.Linear(128, 10).to(ctx.device)
+    opt = torch.optim.Adam(list(lstm.parameters()) + list(head.parameters()), lr=1e-3)
+    x = torch.randn(64, 28, 28).to(ctx.device)
+    y = torch.randint(0, 10, (64,)).to(ctx.device)
+    ctx.sync()
+
+    def step():
+        opt.zero_grad()
+        out, _ = lstm(x)
+        loss = f.cross_entropy(head(out[:, 27]), y)
+        loss.backward()
+        opt.step()
+        ctx.barrier()
+    return step
+
+
 def steps_per_s(ctx, step, warmup, steps):
     for _ in range(warmup):
         step()
@@ -303,6 +325,10 @@ def w_mlp_step(ctx):
 def w_transformer_step(ctx):
     step = make_transformer(ctx)
     return steps_per_s(ctx, step, 2, 1 if ctx.quick else 4)
+
+
+def w_lstm_step(ctx):
+    return steps_per_s(ctx, make_lstm(ctx), 2, 2 if ctx.quick else 10)
 
 
 def w_compile_mlp_step(ctx):
