@@ -626,6 +626,98 @@ TEST_P(NnFunctional, Conv1dAsAHeightOneConv2d) {
       dev());
 }
 
+// ---- ranking and embedding losses: PyTorch 1.13's values (tests/reference/loss_golden.py)
+const std::vector<double> k_margin_ranking = {0.14193164115180715, 0.40107013944953784, 0,
+                                              0.015103483812644342};
+const std::vector<double> k_margin_ranking_mean = {0.085750445150336238};
+const std::vector<double> k_cosine_embedding = {0.29130435810286037, 0.82626665475674277,
+                                                0.71700331707380704, 0.32499209635280613};
+const std::vector<double> k_cosine_embedding_sum = {1.7595664262862165};
+const std::vector<double> k_triplet = {0.54616106997472413, 0.62392425143548202,
+                                       0.53733836937311907, 0.50907289582132598};
+const std::vector<double> k_triplet_swap_p1 = {0, 0.60859269730152232, 0.19214075236520567,
+                                               0.27702030543138578};
+const std::vector<double> k_triplet_mean = {0.054124146651162802};
+
+// Element j of the k-th filled tensor, as loss_golden.py: 0.4 sin(1.7 j + 0.9 k + 0.1).
+Tensor filled(std::vector<int64_t> sizes, int k) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j)
+    v[static_cast<size_t>(j)] = 0.4 * std::sin(1.7 * j + 0.9 * k + 0.1);
+  return lt::tensor(v, sizes);
+}
+
+TEST_P(NnFunctional, RankingAndEmbeddingLossesMatchPyTorch) {
+  Tensor a = on(filled({4, 5}, 1)), b = on(filled({4, 5}, 2)), c = on(filled({4, 5}, 3));
+  Tensor sign = on(lt::tensor(std::vector<double>{1, -1, -1, 1}, {4}));
+  Tensor a0 = a.select(1, 0), b0 = b.select(1, 0);  // non-contiguous columns
+  const double tol = 1e-12;
+  expect_near_all(
+      F::margin_ranking_loss(a0, b0, sign,
+                             F::MarginRankingLossFuncOptions().margin(0.1).reduction(lt::kNone)),
+      k_margin_ranking, tol, "margin_ranking none");
+  expect_near_all(lt::nn::MarginRankingLoss()(a0, b0, sign), k_margin_ranking_mean, tol,
+                  "MarginRankingLoss");
+  expect_near_all(
+      F::cosine_embedding_loss(
+          a, b, sign, F::CosineEmbeddingLossFuncOptions().margin(-0.2).reduction(lt::kNone)),
+      k_cosine_embedding, tol, "cosine_embedding none");
+  expect_near_all(lt::nn::CosineEmbeddingLoss(
+                      lt::nn::CosineEmbeddingLossOptions().reduction(lt::kSum))(a, b, sign),
+                  k_cosine_embedding_sum, tol, "CosineEmbeddingLoss sum");
+  expect_near_all(
+      F::triplet_margin_loss(a, b, c, F::TripletMarginLossFuncOptions().reduction(lt::kNone)),
+      k_triplet, tol, "triplet none");
+  expect_near_all(lt::triplet_margin_loss(a, b, c, 0.3, 1.0, 1e-6, true, lt::Reduction::None),
+                  k_triplet_swap_p1, tol, "triplet swap p=1");
+  expect_near_all(
+      lt::nn::TripletMarginLoss(lt::nn::TripletMarginLossOptions().margin(0.5))(a, b, c),
+      k_triplet_mean, tol, "TripletMarginLoss");
+  // An empty batch sums to 0, as PyTorch's.
+  Tensor e = on(lt::zeros({0, 5}));
+  EXPECT_EQ(F::cosine_embedding_loss(e, e, on(lt::zeros({0})),
+                                     F::CosineEmbeddingLossFuncOptions().reduction(lt::kSum))
+                .item<float>(),
+            0.0f);
+  // Gradients by finite differences in float64 (every input but the sign target).
+  lt_test::gradcheck(
+      "margin_ranking_loss",
+      [&](lt_test::Ts t) {
+        return lt::margin_ranking_loss(t[0], t[1], sign, 0.1, lt::Reduction::None);
+      },
+      {{dv(a0), {4}}, {dv(b0), {4}}}, dev());
+  lt_test::gradcheck(
+      "cosine_embedding_loss",
+      [&](lt_test::Ts t) {
+        return lt::cosine_embedding_loss(t[0], t[1], sign, -0.2, lt::Reduction::None);
+      },
+      {{dv(a), {4, 5}}, {dv(b), {4, 5}}}, dev());
+  lt_test::gradcheck(
+      "triplet_margin_loss",
+      [&](lt_test::Ts t) {
+        return lt::triplet_margin_loss(t[0], t[1], t[2], 1.0, 2.0, 1e-6, true, lt::Reduction::None);
+      },
+      {{dv(a), {4, 5}}, {dv(b), {4, 5}}, {dv(c), {4, 5}}}, dev());
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const lt::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] {
+              lt::margin_ranking_loss(a0, b0, on(lt::ones({3})));
+            }).find("margin_ranking_loss: input1 [4], input2 [4] and target [3]"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              lt::cosine_embedding_loss(a, b, on(lt::ones({4, 1})));
+            }).find("cosine_embedding_loss: expected input1 and input2"),
+            std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, NnFunctional, ::testing::Values("cpu", "lazy"),
                          [](const auto& info) { return info.param; });
 

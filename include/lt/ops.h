@@ -350,6 +350,17 @@ Tensor smooth_l1_loss(const Tensor& a, const Tensor& b, int64_t reduction = Redu
                       double beta = 1.0);
 Tensor huber_loss(const Tensor& a, const Tensor& b, int64_t reduction = Reduction::Mean,
                   double delta = 1.0);
+// Ranking and embedding losses (PyTorch's definitions): max(0, -y (x1 - x2) + margin);
+// 1 - cos(x1, x2) where y = 1 and max(0, cos - margin) where y = -1, cos over the last dim of
+// [N, D] (or [D]) inputs; max(0, margin + d(a, p) - d(a, n)) with pairwise p-norm distances
+// (swap: d(a, n) becomes min(d(a, n), d(p, n))).
+Tensor margin_ranking_loss(const Tensor& x1, const Tensor& x2, const Tensor& target,
+                           double margin = 0.0, int64_t reduction = Reduction::Mean);
+Tensor cosine_embedding_loss(const Tensor& x1, const Tensor& x2, const Tensor& target,
+                             double margin = 0.0, int64_t reduction = Reduction::Mean);
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           double margin = 1.0, double p = 2.0, double eps = 1e-6,
+                           bool swap = false, int64_t reduction = Reduction::Mean);
 // Probabilities in [0, 1]; each log is clamped at -100 as in PyTorch.
 Tensor binary_cross_entropy(const Tensor& x, const Tensor& y, const Tensor& weight = {},
                             int64_t reduction = Reduction::Mean);

@@ -194,6 +194,46 @@ Tensor huber_loss(const Tensor& a, const Tensor& b, int64_t reduction, double de
   return reduce(where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction, "huber_loss");
 }
 
+Tensor margin_ranking_loss(const Tensor& x1, const Tensor& x2, const Tensor& target, double margin,
+                           int64_t reduction) {
+  OpContext ctx("margin_ranking_loss");
+  LT_CHECK(x1.sizes() == x2.sizes() && x1.sizes() == target.sizes(), "margin_ranking_loss: input1 ",
+           shape_str(x1.sizes()), ", input2 ", shape_str(x2.sizes()), " and target ",
+           shape_str(target.sizes()), " must have the same shape");
+  return reduce((-target * (x1 - x2) + margin).clamp_min(0.0), reduction, "margin_ranking_loss");
+}
+
+Tensor cosine_embedding_loss(const Tensor& x1, const Tensor& x2, const Tensor& target,
+                             double margin, int64_t reduction) {
+  OpContext ctx("cosine_embedding_loss");
+  LT_CHECK(x1.sizes() == x2.sizes() && (x1.dim() == 1 || x1.dim() == 2) &&
+               target.dim() == x1.dim() - 1 && (x1.dim() == 1 || target.size(0) == x1.size(0)),
+           "cosine_embedding_loss: expected input1 and input2 of one shape [N, D] (or [D]) and "
+           "target [N] (or 0-d), got ",
+           shape_str(x1.sizes()), ", ", shape_str(x2.sizes()), " and ", shape_str(target.sizes()));
+  const int64_t d = x1.dim() - 1;
+  constexpr double kEps = 1e-12;  // PyTorch's guard on the squared magnitudes
+  Tensor dot = (x1 * x2).sum({d});
+  Tensor den = (((x1 * x1).sum({d}) + kEps) * ((x2 * x2).sum({d}) + kEps)).sqrt();
+  Tensor cos = dot / den;
+  Tensor loss =
+      where(target == 1, 1.0 - cos, 0.0) + where(target == -1, (cos - margin).clamp_min(0.0), 0.0);
+  return reduce(loss, reduction, "cosine_embedding_loss");
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           double margin, double p, double eps, bool swap, int64_t reduction) {
+  OpContext ctx("triplet_margin_loss");
+  LT_CHECK(anchor.dim() >= 1 && anchor.dim() == positive.dim() && anchor.dim() == negative.dim(),
+           "triplet_margin_loss: anchor ", shape_str(anchor.sizes()), ", positive ",
+           shape_str(positive.sizes()), " and negative ", shape_str(negative.sizes()),
+           " must have the same number of dims (1 or more)");
+  Tensor d_ap = pairwise_distance(anchor, positive, p, eps);
+  Tensor d_an = pairwise_distance(anchor, negative, p, eps);
+  if (swap) d_an = minimum(d_an, pairwise_distance(positive, negative, p, eps));
+  return reduce((d_ap - d_an + margin).clamp_min(0.0), reduction, "triplet_margin_loss");
+}
+
 Tensor binary_cross_entropy(const Tensor& x, const Tensor& y, const Tensor& weight,
                             int64_t reduction) {
   OpContext ctx("binary_cross_entropy");

@@ -177,6 +177,9 @@ using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
 using SmoothL1LossFuncOptions = SmoothL1LossOptions;
 using HuberLossFuncOptions = HuberLossOptions;
 using KLDivFuncOptions = KLDivLossOptions;
+using MarginRankingLossFuncOptions = MarginRankingLossOptions;
+using CosineEmbeddingLossFuncOptions = CosineEmbeddingLossOptions;
+using TripletMarginLossFuncOptions = TripletMarginLossOptions;
 
 // ---- overloads with options (the result written into the input where `inplace` says so)
 namespace detail {
@@ -323,6 +326,20 @@ inline Tensor huber_loss(const Tensor& a, const Tensor& b, const HuberLossFuncOp
 }
 inline Tensor kl_div(const Tensor& x, const Tensor& t, const KLDivFuncOptions& o) {
   return lt::kl_div(x, t, o.reduction(), o.log_target());
+}
+inline Tensor margin_ranking_loss(const Tensor& x1, const Tensor& x2, const Tensor& target,
+                                  const MarginRankingLossFuncOptions& o = {}) {
+  return lt::margin_ranking_loss(x1, x2, target, o.margin(), o.reduction());
+}
+inline Tensor cosine_embedding_loss(const Tensor& x1, const Tensor& x2, const Tensor& target,
+                                    const CosineEmbeddingLossFuncOptions& o = {}) {
+  return lt::cosine_embedding_loss(x1, x2, target, o.margin(), o.reduction());
+}
+inline Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive,
+                                  const Tensor& negative,
+                                  const TripletMarginLossFuncOptions& o = {}) {
+  return lt::triplet_margin_loss(anchor, positive, negative, o.margin(), o.p(), o.eps(), o.swap(),
+                                 o.reduction());
 }
 
 }  // namespace lt::nn::functional

@@ -319,6 +319,24 @@ struct KLDivLossOptions {
   LT_ARG(bool, log_target) = false;
 };
 
+struct MarginRankingLossOptions {
+  LT_ARG(double, margin) = 0.0;
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+};
+
+struct CosineEmbeddingLossOptions {
+  LT_ARG(double, margin) = 0.0;
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+};
+
+struct TripletMarginLossOptions {
+  LT_ARG(double, margin) = 1.0;
+  LT_ARG(double, p) = 2.0;
+  LT_ARG(double, eps) = 1e-6;
+  LT_ARG(bool, swap) = false;
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+};
+
 // ---- recurrent layers (libtorch's names and defaults)
 struct RNNOptions {
   RNNOptions(int64_t input_size, int64_t hidden_size)

@@ -32,4 +32,24 @@ LT_NN_LOSS(HuberLoss, huber_loss);
 LT_NN_LOSS(KLDivLoss, kl_div);
 #undef LT_NN_LOSS
 
+// The losses of three inputs: MarginRankingLoss and CosineEmbeddingLoss take (input1, input2,
+// target), TripletMarginLoss (anchor, positive, negative).
+#define LT_NN_LOSS3(Name, fn)                                           \
+  class Name##Impl : public Module {                                    \
+   public:                                                              \
+    explicit Name##Impl(const Name##Options& o = {}) : options(o) {}    \
+    Tensor forward(const Tensor& a, const Tensor& b, const Tensor& c) { \
+      return functional::fn(a, b, c, options);                          \
+    }                                                                   \
+    std::string name() const override { return #Name; }                 \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                   \
+    Name##Options options;                                              \
+  };                                                                    \
+  LT_MODULE(Name)
+
+LT_NN_LOSS3(MarginRankingLoss, margin_ranking_loss);
+LT_NN_LOSS3(CosineEmbeddingLoss, cosine_embedding_loss);
+LT_NN_LOSS3(TripletMarginLoss, triplet_margin_loss);
+#undef LT_NN_LOSS3
+
 }  // namespace lt::nn
