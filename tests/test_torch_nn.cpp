@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -346,6 +347,13 @@ TEST_P(TorchNn, RecurrentModulesTrainAsInLibtorch) {
                                    net->lstm->named_parameters()["weight_ih_l0"],
                                    net->lstm->named_parameters()["weight_hh_l0"]);
   EXPECT_EQ(c2.sizes(), torch::IntArrayRef({4, 5}));
+  // torch::nn::init as libtorch programs call it on a module's weights.
+  torch::nn::Linear fc(3, 4);
+  torch::nn::init::kaiming_normal_(fc->weight, 0.0, torch::kFanOut, torch::kReLU);
+  torch::nn::init::xavier_uniform_(fc->weight, torch::nn::init::calculate_gain(torch::kTanh));
+  torch::nn::init::zeros_(fc->bias);
+  EXPECT_LE(fc->weight.abs().max().item<float>(), 5.0 / 3 * std::sqrt(6.0 / 7) + 1e-6);
+  EXPECT_EQ(fc->bias.abs().sum().item<float>(), 0.0f);
 }
 
 TEST(TorchNnPrint, ModulesPrintTheirTree) {

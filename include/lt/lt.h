@@ -14,6 +14,7 @@
 #include "lt/lazy.h"
 #include "lt/memory.h"
 #include "lt/nn/functional.h"
+#include "lt/nn/init.h"
 #include "lt/nn/module.h"
 #include "lt/nn/modules.h"
 #include "lt/nn/parallel.h"

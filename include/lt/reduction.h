@@ -26,6 +26,21 @@ struct kBatchMean {
 };
 }  // namespace enumtype
 
+// Nonlinearities: RNN's and RNNCell's (torch::kTanh, torch::kReLU) and nn::init's gains
+// (calculate_gain: kLinear, kConv1D..kConvTranspose3D, kSigmoid, kTanh, kReLU, kLeakyReLU).
+enum class Nonlinearity {
+  Tanh,
+  ReLU,
+  Linear,
+  Conv1D,
+  Conv2D,
+  Conv3D,
+  ConvTranspose1D,
+  ConvTranspose2D,
+  ConvTranspose3D,
+  Sigmoid,
+  LeakyReLU
+};
 // interpolate's modes: libtorch's tags torch::kNearest, kLinear, kBilinear, ... convert to it.
 enum class InterpolateMode { Nearest, Linear, Bilinear, Bicubic, Trilinear, Area };
 namespace enumtype {
@@ -34,7 +49,10 @@ namespace enumtype {
     constexpr operator InterpolateMode() const { return InterpolateMode::Mode; } \
   };
 LT_INTERP_TAG(kNearest, Nearest)
-LT_INTERP_TAG(kLinear, Linear)
+struct kLinear {  // also nn::init's linear gain
+  constexpr operator InterpolateMode() const { return InterpolateMode::Linear; }
+  constexpr operator Nonlinearity() const { return Nonlinearity::Linear; }
+};
 LT_INTERP_TAG(kBilinear, Bilinear)
 LT_INTERP_TAG(kBicubic, Bicubic)
 LT_INTERP_TAG(kTrilinear, Trilinear)
@@ -69,18 +87,46 @@ inline constexpr enumtype::kReflect kReflect{};
 inline constexpr enumtype::kReplicate kReplicate{};
 inline constexpr enumtype::kCircular kCircular{};
 
-// The recurrent nonlinearity (RNN's and RNNCell's): torch::kTanh, torch::kReLU.
-enum class Nonlinearity { Tanh, ReLU };
 namespace enumtype {
-struct kTanh {
-  constexpr operator Nonlinearity() const { return Nonlinearity::Tanh; }
-};
-struct kReLU {
-  constexpr operator Nonlinearity() const { return Nonlinearity::ReLU; }
-};
+#define LT_NONLINEARITY_TAG(Tag, Mode)                                     \
+  struct Tag {                                                             \
+    constexpr operator Nonlinearity() const { return Nonlinearity::Mode; } \
+  };
+LT_NONLINEARITY_TAG(kTanh, Tanh)
+LT_NONLINEARITY_TAG(kReLU, ReLU)
+LT_NONLINEARITY_TAG(kConv1D, Conv1D)
+LT_NONLINEARITY_TAG(kConv2D, Conv2D)
+LT_NONLINEARITY_TAG(kConv3D, Conv3D)
+LT_NONLINEARITY_TAG(kConvTranspose1D, ConvTranspose1D)
+LT_NONLINEARITY_TAG(kConvTranspose2D, ConvTranspose2D)
+LT_NONLINEARITY_TAG(kConvTranspose3D, ConvTranspose3D)
+LT_NONLINEARITY_TAG(kSigmoid, Sigmoid)
+LT_NONLINEARITY_TAG(kLeakyReLU, LeakyReLU)
+#undef LT_NONLINEARITY_TAG
 }  // namespace enumtype
 inline constexpr enumtype::kTanh kTanh{};
 inline constexpr enumtype::kReLU kReLU{};
+inline constexpr enumtype::kConv1D kConv1D{};
+inline constexpr enumtype::kConv2D kConv2D{};
+inline constexpr enumtype::kConv3D kConv3D{};
+inline constexpr enumtype::kConvTranspose1D kConvTranspose1D{};
+inline constexpr enumtype::kConvTranspose2D kConvTranspose2D{};
+inline constexpr enumtype::kConvTranspose3D kConvTranspose3D{};
+inline constexpr enumtype::kSigmoid kSigmoid{};
+inline constexpr enumtype::kLeakyReLU kLeakyReLU{};
+
+// nn::init's fan modes: torch::kFanIn, torch::kFanOut.
+enum class FanMode { FanIn, FanOut };
+namespace enumtype {
+struct kFanIn {
+  constexpr operator FanMode() const { return FanMode::FanIn; }
+};
+struct kFanOut {
+  constexpr operator FanMode() const { return FanMode::FanOut; }
+};
+}  // namespace enumtype
+inline constexpr enumtype::kFanIn kFanIn{};
+inline constexpr enumtype::kFanOut kFanOut{};
 
 inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};

@@ -221,8 +221,17 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, Tensor 
   return {out, hn, cn};
 }
 
+namespace {
+Nonlinearity rnn_nonlinearity(Nonlinearity n, const char* module) {
+  LT_CHECK(n == Nonlinearity::Tanh || n == Nonlinearity::ReLU, module,
+           ": nonlinearity must be torch::kTanh or torch::kReLU");
+  return n;
+}
+}  // namespace
+
 RNNImpl::RNNImpl(const RNNOptions& o)
-    : RNNImplBase({o.nonlinearity() == Nonlinearity::ReLU ? Mode::RnnRelu : Mode::RnnTanh,
+    : RNNImplBase({rnn_nonlinearity(o.nonlinearity(), "RNN") == Nonlinearity::ReLU ? Mode::RnnRelu
+                                                                                   : Mode::RnnTanh,
                    o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(),
                    o.dropout(), o.bidirectional(), 0}),
       options(o) {}
@@ -292,7 +301,9 @@ Tensor RNNCellImplBase::state(const Tensor& input, const Tensor& hx, const char*
 }
 
 RNNCellImpl::RNNCellImpl(const RNNCellOptions& o)
-    : RNNCellImplBase(o.input_size(), o.hidden_size(), o.bias(), 1), options(o) {}
+    : RNNCellImplBase(o.input_size(), o.hidden_size(), o.bias(), 1), options(o) {
+  rnn_nonlinearity(o.nonlinearity(), "RNNCell");
+}
 
 Tensor RNNCellImpl::forward(const Tensor& input, Tensor hx) {
   hx = state(input, hx, "hx");
