@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "error_message.h"
 #include "gradcheck.h"
 #include "lt/lt.h"
 
@@ -700,14 +701,7 @@ TEST_P(NnFunctional, RankingAndEmbeddingLossesMatchPyTorch) {
         return lt::triplet_margin_loss(t[0], t[1], t[2], 1.0, 2.0, 1e-6, true, lt::Reduction::None);
       },
       {{dv(a), {4, 5}}, {dv(b), {4, 5}}, {dv(c), {4, 5}}}, dev());
-  auto message = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const lt::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = lt_test::error_message;
   EXPECT_NE(message([&] {
               lt::margin_ranking_loss(a0, b0, on(lt::ones({3})));
             }).find("margin_ranking_loss: input1 [4], input2 [4] and target [3]"),

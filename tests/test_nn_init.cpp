@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "error_message.h"
 #include "lt/lt.h"
 
 namespace {
@@ -144,14 +145,7 @@ TEST_P(NnInit, OrthogonalIsOrthonormalTimesGain) {
 }
 
 TEST_P(NnInit, ErrorsNameTheInitializer) {
-  auto message = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const lt::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = lt_test::error_message;
   EXPECT_NE(message([&] { init::xavier_uniform_(param({5})); }).find("fan in and fan out"),
             std::string::npos);
   EXPECT_NE(message([&] {

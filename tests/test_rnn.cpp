@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "error_message.h"
 #include "gradcheck.h"
 #include "lt/lt.h"
 
@@ -378,14 +379,7 @@ TEST_P(Rnn, ErrorsNameTheModuleAndShapes) {
   lt::nn::LSTM lstm(lt::nn::LSTMOptions(3, 4).num_layers(2));
   lstm->to(dev());
   Tensor keep = lt::ones({2}).to(dev()) * 3.0;  // pending on lazy: must survive the errors
-  auto message = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const lt::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = lt_test::error_message;
   EXPECT_NE(message([&] {
               lstm->forward(lt::zeros({5, 2, 7}).to(dev()));
             }).find("LSTM: input [5, 2, 7] has 7 features, expected input_size 3"),
