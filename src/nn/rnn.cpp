@@ -6,7 +6,7 @@
 
 #include "core/check.h"
 #include "core/shape.h"
-#include "lt/autograd.h"
+#include "lt/nn/init.h"
 #include "lt/nn/modules.h"
 
 namespace lt {
@@ -98,13 +98,10 @@ int64_t gates_of(RNNImplBase::Mode m) {
   return m == RNNImplBase::Mode::Lstm ? 4 : m == RNNImplBase::Mode::Gru ? 3 : 1;
 }
 
-// Every parameter of `m` from U(-1/sqrt(hidden), 1/sqrt(hidden)), in registration order,
-// keeping each parameter's identity and device.
+// Every parameter of `m` from U(-1/sqrt(hidden), 1/sqrt(hidden)), in registration order.
 void reset_uniform(Module& m, int64_t hidden) {
-  NoGradGuard g;
   const double bound = 1.0 / std::sqrt(static_cast<double>(hidden));
-  for (Tensor& p : m.parameters())
-    p.set_data(((rand(p.sizes()) * 2.0 - 1.0) * bound).to(p.dtype()).to(p.device()));
+  for (Tensor& p : m.parameters()) init::uniform_(p, -bound, bound);
 }
 
 }  // namespace
