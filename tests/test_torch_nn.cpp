@@ -356,6 +356,36 @@ TEST_P(TorchNn, RecurrentModulesTrainAsInLibtorch) {
   EXPECT_EQ(fc->bias.abs().sum().item<float>(), 0.0f);
 }
 
+// The transformer stack as a libtorch program spells it: options with torch::kGELU, the encoder
+// and decoder from layer options, a final norm as AnyModule, the causal mask, one Adam step.
+TEST_P(TorchNn, TransformerAsInLibtorch) {
+  namespace nn = torch::nn;
+  torch::manual_seed(3);
+  nn::Transformer model(nn::TransformerOptions(16, 4, 1, 2)
+                            .dim_feedforward(32)
+                            .dropout(0.0)
+                            .activation(torch::kGELU));
+  nn::TransformerDecoder dec(
+      nn::TransformerDecoderOptions(nn::TransformerDecoderLayerOptions(16, 4).dropout(0.0), 1)
+          .norm(nn::AnyModule(nn::LayerNorm(nn::LayerNormOptions({16})))));
+  model->to(dev());
+  dec->to(dev());
+  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::Tensor src = torch::randn({5, 2, 16}).to(dev()), tgt = torch::randn({4, 2, 16}).to(dev());
+  torch::Tensor mask = nn::TransformerImpl::generate_square_subsequent_mask(4).to(dev());
+  torch::Tensor out = model->forward(src, tgt, {}, mask);
+  EXPECT_EQ(out.sizes(), torch::IntArrayRef({4, 2, 16}));
+  EXPECT_EQ(dec->forward(tgt, src, mask).sizes(), torch::IntArrayRef({4, 2, 16}));
+  torch::Tensor before = model->named_parameters()["decoder.layers.1.linear2.weight"].clone();
+  out.pow(2).mean().backward();
+  opt.step();
+  EXPECT_GT((model->named_parameters()["decoder.layers.1.linear2.weight"] - before)
+                .abs()
+                .max()
+                .item<float>(),
+            0.0f);
+}
+
 TEST(TorchNnPrint, ModulesPrintTheirTree) {
   torch::nn::Sequential seq(torch::nn::Linear(3, 4), torch::nn::ReLU());
   std::ostringstream os;

@@ -103,9 +103,11 @@ LT_NONLINEARITY_TAG(kConvTranspose3D, ConvTranspose3D)
 LT_NONLINEARITY_TAG(kSigmoid, Sigmoid)
 LT_NONLINEARITY_TAG(kLeakyReLU, LeakyReLU)
 #undef LT_NONLINEARITY_TAG
+struct kGELU {};  // a transformer layer's activation (nn::TransformerActivation)
 }  // namespace enumtype
 inline constexpr enumtype::kTanh kTanh{};
 inline constexpr enumtype::kReLU kReLU{};
+inline constexpr enumtype::kGELU kGELU{};
 inline constexpr enumtype::kConv1D kConv1D{};
 inline constexpr enumtype::kConv2D kConv2D{};
 inline constexpr enumtype::kConv3D kConv3D{};

@@ -1,4 +1,4 @@
-// MultiheadAttention and TransformerEncoderLayer, written over lt ops (so lazy graphs fuse them).
+// MultiheadAttention and the transformer layers, written over lt ops (so lazy graphs fuse them).
 #include <cmath>
 #include <limits>
 
@@ -63,24 +63,64 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
   return {out, p.mean(1)};
 }
 
+Tensor TransformerActivation::operator()(const Tensor& x) const {
+  if (fn_) return fn_(x);
+  if (name_ == "gelu") return gelu(x);
+  LT_CHECK(name_ == "relu",
+           "transformer activation must be torch::kReLU, torch::kGELU or a "
+           "function, got \"",
+           name_, "\"");
+  return relu(x);
+}
+
+namespace {
+template <typename Options>
+void check_layer(const char* layer, const Options& o) {
+  LT_CHECK(o.activation().valid(), layer,
+           ": activation must be torch::kReLU, torch::kGELU (\"relu\", \"gelu\") or a function, "
+           "got \"",
+           o.activation().name(), "\"");
+  LT_CHECK(o.dim_feedforward() > 0, layer, ": dim_feedforward must be positive, got ",
+           o.dim_feedforward());
+  LT_CHECK(o.dropout() >= 0 && o.dropout() <= 1, layer, ": dropout must be in [0, 1], got ",
+           o.dropout());
+}
+
+template <typename Options>
+MultiheadAttentionOptions attention_of(const Options& o) {
+  return MultiheadAttentionOptions(o.d_model(), o.nhead())
+      .dropout(o.dropout())
+      .batch_first(o.batch_first());
+}
+
+template <typename Options>
+LayerNormOptions norm_of(const Options& o) {
+  return LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps());
+}
+}  // namespace
+
 TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(const TransformerEncoderLayerOptions& o)
     : options(o),
-      self_attn(MultiheadAttentionOptions(o.d_model(), o.nhead())
-                    .dropout(o.dropout())
-                    .batch_first(o.batch_first())),
+      self_attn(attention_of(o)),
       linear1(o.d_model(), o.dim_feedforward()),
       linear2(o.dim_feedforward(), o.d_model()),
-      norm1(std::vector<int64_t>{o.d_model()}),
-      norm2(std::vector<int64_t>{o.d_model()}) {
-  LT_CHECK(o.activation() == "relu" || o.activation() == "gelu",
-           "TransformerEncoderLayer: activation must be \"relu\" or \"gelu\", got \"",
-           o.activation(), "\"");
+      norm1(norm_of(o)),
+      norm2(norm_of(o)) {
+  check_layer("TransformerEncoderLayer", o);
   register_module("self_attn", self_attn.ptr());
   register_module("linear1", linear1.ptr());
   register_module("linear2", linear2.ptr());
   register_module("norm1", norm1.ptr());
   register_module("norm2", norm2.ptr());
 }
+
+namespace {
+// The feed-forward block: linear2(dropout(activation(linear1(x)))), then dropout.
+Tensor feed_forward(const Linear& linear1, const Linear& linear2, const TransformerActivation& f,
+                    const Tensor& x, double p, bool train) {
+  return dropout(linear2->forward(dropout(f(linear1->forward(x)), p, train)), p, train);
+}
+}  // namespace
 
 Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src_mask,
                                             const Tensor& src_key_padding_mask) {
@@ -91,9 +131,7 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
                    train);
   };
   auto ff = [&](const Tensor& x) {
-    Tensor h = linear1->forward(x);
-    h = options.activation() == "gelu" ? gelu(h) : relu(h);
-    return dropout(linear2->forward(dropout(h, p, train)), p, train);
+    return feed_forward(linear1, linear2, options.activation(), x, p, train);
   };
   Tensor x = src;
   if (options.norm_first()) {
@@ -102,6 +140,57 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
   } else {
     x = norm1->forward(x + sa(x));
     x = norm2->forward(x + ff(x));
+  }
+  return x;
+}
+
+TransformerDecoderLayerImpl::TransformerDecoderLayerImpl(const TransformerDecoderLayerOptions& o)
+    : options(o),
+      self_attn(attention_of(o)),
+      norm1(norm_of(o)),
+      multihead_attn(attention_of(o)),
+      norm2(norm_of(o)),
+      linear1(o.d_model(), o.dim_feedforward()),
+      linear2(o.dim_feedforward(), o.d_model()),
+      norm3(norm_of(o)) {
+  check_layer("TransformerDecoderLayer", o);
+  // libtorch's registration order (Python's differs; the names are the same).
+  register_module("self_attn", self_attn.ptr());
+  register_module("norm1", norm1.ptr());
+  register_module("multihead_attn", multihead_attn.ptr());
+  register_module("norm2", norm2.ptr());
+  register_module("linear1", linear1.ptr());
+  register_module("linear2", linear2.ptr());
+  register_module("norm3", norm3.ptr());
+}
+
+Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& memory,
+                                            const Tensor& tgt_mask, const Tensor& memory_mask,
+                                            const Tensor& tgt_key_padding_mask,
+                                            const Tensor& memory_key_padding_mask) {
+  const double p = options.dropout();
+  const bool train = is_training();
+  auto sa = [&](const Tensor& x) {
+    return dropout(std::get<0>(self_attn->forward(x, x, x, tgt_key_padding_mask, tgt_mask)), p,
+                   train);
+  };
+  auto mha = [&](const Tensor& x) {
+    return dropout(std::get<0>(multihead_attn->forward(x, memory, memory, memory_key_padding_mask,
+                                                       memory_mask)),
+                   p, train);
+  };
+  auto ff = [&](const Tensor& x) {
+    return feed_forward(linear1, linear2, options.activation(), x, p, train);
+  };
+  Tensor x = tgt;
+  if (options.norm_first()) {
+    x = x + sa(norm1->forward(x));
+    x = x + mha(norm2->forward(x));
+    x = x + ff(norm3->forward(x));
+  } else {
+    x = norm1->forward(x + sa(x));
+    x = norm2->forward(x + mha(x));
+    x = norm3->forward(x + ff(x));
   }
   return x;
 }

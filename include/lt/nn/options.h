@@ -6,9 +6,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lt/arg.h"
@@ -412,16 +414,46 @@ struct MultiheadAttentionOptions {
   LT_ARG(bool, batch_first) = false;  // PyTorch's default: inputs are [L, N, E]
 };
 
-struct TransformerEncoderLayerOptions {
-  TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead)
-      : d_model_(d_model), nhead_(nhead) {}
-  LT_ARG(int64_t, d_model);
-  LT_ARG(int64_t, nhead);
-  LT_ARG(int64_t, dim_feedforward) = 2048;
-  LT_ARG(double, dropout) = 0.1;
-  LT_ARG(std::string, activation) = "relu";  // "relu" or "gelu"
-  LT_ARG(bool, norm_first) = false;
-  LT_ARG(bool, batch_first) = false;
+// A transformer layer's activation, libtorch's activation_t: torch::kReLU, torch::kGELU or a
+// function of a tensor; the strings "relu" and "gelu" (Python's spelling) name the first two.
+// Anything else is refused when the layer is made.
+class TransformerActivation {
+ public:
+  TransformerActivation(enumtype::kReLU) : name_("relu") {}
+  TransformerActivation(enumtype::kGELU) : name_("gelu") {}
+  TransformerActivation(std::string name) : name_(std::move(name)) {}
+  TransformerActivation(const char* name) : name_(name) {}
+  template <typename F,
+            typename = std::enable_if_t<std::is_invocable_r_v<Tensor, const F&, const Tensor&> &&
+                                        !std::is_convertible_v<const F&, std::string>>>
+  TransformerActivation(F f) : name_("function"), fn_(std::move(f)) {}
+  // "relu", "gelu", "function", or the string given.
+  const std::string& name() const noexcept { return name_; }
+  bool valid() const noexcept { return fn_ || name_ == "relu" || name_ == "gelu"; }
+  Tensor operator()(const Tensor& x) const;
+
+ private:
+  std::string name_;
+  std::function<Tensor(const Tensor&)> fn_;
 };
+using activation_t = TransformerActivation;
+
+// TransformerEncoderLayer's and TransformerDecoderLayer's options: libtorch's, and Python's
+// layer_norm_eps, norm_first and batch_first.
+#define LT_TRANSFORMER_LAYER_OPTIONS(Name)                                     \
+  struct Name {                                                                \
+    Name(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {} \
+    LT_ARG(int64_t, d_model);                                                  \
+    LT_ARG(int64_t, nhead);                                                    \
+    LT_ARG(int64_t, dim_feedforward) = 2048;                                   \
+    LT_ARG(double, dropout) = 0.1;                                             \
+    LT_ARG(TransformerActivation, activation) = enumtype::kReLU();             \
+    LT_ARG(double, layer_norm_eps) = 1e-5;                                     \
+    LT_ARG(bool, norm_first) = false;                                          \
+    LT_ARG(bool, batch_first) = false;                                         \
+  };
+LT_TRANSFORMER_LAYER_OPTIONS(TransformerEncoderLayerOptions)
+LT_TRANSFORMER_LAYER_OPTIONS(TransformerDecoderLayerOptions)
+#undef LT_TRANSFORMER_LAYER_OPTIONS
 
 }  // namespace lt::nn

@@ -5,6 +5,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -46,9 +47,23 @@ template <typename Impl, typename... A>
 struct can_forward<Impl, std::tuple<A...>,
                    std::void_t<decltype(std::declval<Impl&>().forward(std::declval<A>()...))>>
     : std::is_convertible<decltype(std::declval<Impl&>().forward(std::declval<A>()...)), Tensor> {};
+
+// Impl's forward called with the first N tensors of `a`, if it takes N tensors.
+template <size_t>
+using tensor_arg = const Tensor&;
+template <typename Impl, size_t... I>
+bool forward_n(Impl& m, const std::vector<Tensor>& a, std::index_sequence<I...>, Tensor* out) {
+  if constexpr (can_forward<Impl, std::tuple<tensor_arg<I>...>>::value) {
+    *out = m.forward(a[I]...);
+    return true;
+  } else {
+    return false;
+  }
+}
 }  // namespace detail
 
-// A module of any type whose forward takes one, two or three Tensors and returns a Tensor.
+// A module of any type whose forward takes one to six Tensors and returns a Tensor (six: a
+// TransformerDecoder's target, memory and masks).
 class AnyModule {
  public:
   AnyModule() = default;
@@ -58,28 +73,46 @@ class AnyModule {
     using Impl = typename decltype(p)::element_type;
     module_ = p;
     forward_ = [p](const std::vector<Tensor>& a) -> Tensor {
+      Tensor out;
+      bool done = false;
       switch (a.size()) {
         case 1:
-          if constexpr (detail::can_forward<Impl, std::tuple<const Tensor&>>::value)
-            return p->forward(a[0]);
+          done = detail::forward_n(*p, a, std::make_index_sequence<1>(), &out);
           break;
         case 2:
-          if constexpr (detail::can_forward<Impl, std::tuple<const Tensor&, const Tensor&>>::value)
-            return p->forward(a[0], a[1]);
+          done = detail::forward_n(*p, a, std::make_index_sequence<2>(), &out);
           break;
         case 3:
-          if constexpr (detail::can_forward<
-                            Impl, std::tuple<const Tensor&, const Tensor&, const Tensor&>>::value)
-            return p->forward(a[0], a[1], a[2]);
+          done = detail::forward_n(*p, a, std::make_index_sequence<3>(), &out);
+          break;
+        case 4:
+          done = detail::forward_n(*p, a, std::make_index_sequence<4>(), &out);
+          break;
+        case 5:
+          done = detail::forward_n(*p, a, std::make_index_sequence<5>(), &out);
+          break;
+        case 6:
+          done = detail::forward_n(*p, a, std::make_index_sequence<6>(), &out);
           break;
         default:
           break;
       }
-      throw Error(p->name() + "'s forward() does not take " + std::to_string(a.size()) +
-                  " tensors and return a tensor (AnyModule)");
+      if (!done)
+        throw Error(p->name() + "'s forward() does not take " + std::to_string(a.size()) +
+                    " tensors and return a tensor (AnyModule)");
+      return out;
+    };
+    clone_ = [](const Module& m, const std::optional<Device>& device) {
+      auto copy = std::dynamic_pointer_cast<Impl>(m.clone(device));
+      if (!copy) throw Error("AnyModule::clone: " + m.name() + "'s clone() changed its type");
+      return AnyModule(std::move(copy));
     };
   }
 
+  // A deep copy of the module (Module::clone), as libtorch's AnyModule::clone.
+  AnyModule clone(const std::optional<Device>& device = std::nullopt) const {
+    return module_ ? clone_(*module_, device) : AnyModule();
+  }
   template <typename... T>
   Tensor forward(const T&... args) const {
     if (!forward_) throw Error("AnyModule: forward() on an empty AnyModule");
@@ -103,6 +136,7 @@ class AnyModule {
  private:
   std::shared_ptr<Module> module_;
   std::function<Tensor(const std::vector<Tensor>&)> forward_;
+  std::function<AnyModule(const Module&, const std::optional<Device>&)> clone_;
 };
 
 // A name and a module, for Sequential({{"conv", Conv2d(...)}, {"relu", ReLU()}}).
