@@ -5,6 +5,10 @@
 //     loss mean(out^2), backward, Adam (steps/s);
 //   lstm_step: the main job's --model lstm: a 2-layer LSTM(28, 128) over 28 steps of 28 pixels,
 //     batch 64, Linear(128, 10) on the last output, cross_entropy, backward, Adam (steps/s);
+//   charlm_step: the main job's --model charlm: a character language model (Embedding(114, 64)
+//     plus learned positions, a 2-layer norm_first TransformerDecoder of width 64, 4 heads,
+//     ff 256, causal self- and memory attention, Linear(64, 114)), batch 32 of 64 characters,
+//     cross_entropy, backward, Adam (steps/s);
 //   GFLOP/s: model FLOPs (3x the forward matmuls) per second, for the report's MFU;
 //   peak_rss_*: how much the resident set grows over setup while training (MB; run each in its
 //     own process, as compare.py does), plus tensor_peak_MB: the peak of live tensor buffers
@@ -29,6 +33,12 @@ constexpr double kTransformerFlops =
 // recurrent 128 -> 512, layer 1's input and recurrent 128 -> 512; plus the head on 64 rows.
 constexpr double kLstmFlops =
     3.0 * 2 * (64 * 28 * (28.0 * 512 + 3 * 128.0 * 512) + 64 * 128.0 * 10);
+
+// 2048 tokens; per layer the self- and memory-attention projections (4 each of 64 x 64), the
+// feed-forward pair (64 x 256), and q k^T and attention times v over 64 positions in both
+// attentions; then the head 64 -> 114.
+constexpr double kCharLmFlops =
+    3.0 * 2 * 2048 * (2 * (8 * 64.0 * 64 + 2 * 64.0 * 256 + 2 * 2 * 64.0 * 64) + 64.0 * 114);
 
 struct Mlp {
   static constexpr double kFlops = kMlpFlops;
@@ -94,6 +104,45 @@ struct Lstm {
   }
 };
 
+struct CharLm {
+  static constexpr double kFlops = kCharLmFlops;
+  static constexpr int64_t kVocab = 114, kT = 64, kB = 32, kD = 64;
+  lt::nn::Embedding embed{kVocab, kD};
+  lt::nn::TransformerDecoder decoder{
+      lt::nn::TransformerDecoderOptions(lt::nn::TransformerDecoderLayerOptions(kD, 4)
+                                            .dim_feedforward(4 * kD)
+                                            .norm_first(true)
+                                            .batch_first(true),
+                                        2)
+          .norm(lt::nn::AnyModule(lt::nn::LayerNorm(lt::nn::LayerNormOptions({kD}))))};
+  lt::nn::Linear head{kD, kVocab};
+  std::unique_ptr<lt::optim::Adam> opt;
+  lt::Tensor pos, mask, x, y;
+  explicit CharLm(lt::Device d) {
+    std::vector<lt::Tensor> params;
+    for (lt::nn::Module* m :
+         {static_cast<lt::nn::Module*>(embed.get()), static_cast<lt::nn::Module*>(decoder.get()),
+          static_cast<lt::nn::Module*>(head.get())}) {
+      m->to(d);
+      for (const lt::Tensor& p : m->parameters()) params.push_back(p);
+    }
+    pos = (lt::randn({1, kT, kD}) * 0.02).to(d).requires_grad_();
+    params.push_back(pos);
+    opt = std::make_unique<lt::optim::Adam>(params, lt::optim::AdamOptions(3e-3));
+    mask = lt::nn::TransformerImpl::generate_square_subsequent_mask(kT).to(d);
+    x = lt::randint(0, kVocab, {kB, kT}).to(d);
+    y = lt::randint(0, kVocab, {kB * kT}).to(d);
+    lt::mark_step();
+  }
+  void step() {
+    opt->zero_grad();
+    lt::Tensor h = embed->forward(x) + pos;
+    lt::Tensor logits = head->forward(decoder->forward(h, h, mask, mask));
+    lt::cross_entropy(logits.reshape({kB * kT, kVocab}), y).backward();
+    opt->step();
+  }
+};
+
 template <typename Model>
 void train_step(benchmark::State& st, Sys s, int warmup) {
   const lt::Device d = ltb::enter(s);
@@ -135,6 +184,9 @@ const bool registered = [] {
       [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
   ltb::add(
       "lstm_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<Lstm>(st, s, 2); },
+      [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
+  ltb::add(
+      "charlm_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<CharLm>(st, s, 2); },
       [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
   ltb::add(
       "peak_rss_mlp_step", ltb::kAll,

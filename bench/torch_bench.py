@@ -43,6 +43,7 @@ WORKLOADS = {
     "mlp_step": ("steps/s", SYSTEMS),
     "transformer_step": ("steps/s", SYSTEMS),
     "lstm_step": ("steps/s", SYSTEMS),
+    "charlm_step": ("steps/s", SYSTEMS),
     "compile_mlp_step": ("ms", ("torch_lazy",)),
     "peak_rss_mlp_step": ("MB", SYSTEMS),
     "peak_rss_transformer_step": ("MB", SYSTEMS),
@@ -302,6 +303,35 @@ def make_lstm(ctx):
     return step
 
 
+def make_charlm(ctx):
+    """lt-train's --model charlm step: Embedding(114, 64) + positions, a 2-layer norm_first
+    TransformerDecoder (4 heads, ff 256) with causal self- and memory attention, Linear(64, 114),
+    batch 32 of 64 characters, Adam."""
+    torch = ctx.torch
+    nn, f = torch.nn, torch.nn.functional
+    layer = nn.TransformerDecoderLayer(64, 4, 256, 0.1, batch_first=True, norm_first=True)
+    decoder = nn.TransformerDecoder(layer, 2, norm=nn.LayerNorm(64)).to(ctx.device)
+    embed = nn.Embedding(114, 64).to(ctx.device)
+    head = nn.Linear(64, 114).to(ctx.device)
+    pos = (torch.randn(1, 64, 64) * 0.02).to(ctx.device).requires_grad_()
+    params = list(embed.parameters()) + list(decoder.parameters()) + list(head.parameters())
+    opt = torch.optim.Adam(params + [pos], lr=3e-3)
+    mask = torch.triu(torch.full((64, 64), float("-inf")), diagonal=1).to(ctx.device)
+    x = torch.randint(0, 114, (32, 64)).to(ctx.device)
+    y = torch.randint(0, 114, (32 * 64,)).to(ctx.device)
+    ctx.sync()
+
+    def step():
+        opt.zero_grad()
+        h = embed(x) + pos
+        logits = head(decoder(h, h, tgt_mask=mask, memory_mask=mask))
+        loss = f.cross_entropy(logits.reshape(32 * 64, 114), y)
+        loss.backward()
+        opt.step()
+        ctx.barrier()
+    return step
+
+
 def steps_per_s(ctx, step, warmup, steps):
     for _ in range(warmup):
         step()
@@ -329,6 +359,10 @@ def w_transformer_step(ctx):
 
 def w_lstm_step(ctx):
     return steps_per_s(ctx, make_lstm(ctx), 2, 2 if ctx.quick else 10)
+
+
+def w_charlm_step(ctx):
+    return steps_per_s(ctx, make_charlm(ctx), 2, 2 if ctx.quick else 10)
 
 
 def w_compile_mlp_step(ctx):
