@@ -285,6 +285,17 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList st
 // [N, C, L] (or [C, L]) with weight [out, C / groups, k]: conv2d of a height-1 image.
 Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1},
               IntList padding = {0}, IntList dilation = {1}, int64_t groups = 1);
+// The transposed convolutions (conv2d's adjoint in its input), libtorch's argument order: x
+// [N, C_in, H, W] (or unbatched), weight [C_in, C_out / groups, kH, kW], output extent
+// (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1, output_padding below the
+// stride or the dilation.
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b = {},
+                        IntList stride = {1, 1}, IntList padding = {0, 0},
+                        IntList output_padding = {0, 0}, int64_t groups = 1,
+                        IntList dilation = {1, 1});
+Tensor conv_transpose1d(const Tensor& x, const Tensor& w, const Tensor& b = {},
+                        IntList stride = {1}, IntList padding = {0}, IntList output_padding = {0},
+                        int64_t groups = 1, IntList dilation = {1});
 // Pooling with libtorch's arguments (stride defaults to the kernel). ceil_mode: PyTorch's
 // output size rule; avg: count_include_pad and divisor_override as PyTorch's.
 Tensor max_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList padding = {0, 0},

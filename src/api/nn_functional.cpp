@@ -126,6 +126,64 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
                 d = one(dilation, "dilation");
   return conv2d(x.unsqueeze(-2), w.unsqueeze(-2), b, {1, s}, {0, p}, {1, d}, groups).squeeze(-2);
 }
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
+                        IntList padding, IntList output_padding, int64_t groups, IntList dilation) {
+  OpContext ctx("conv_transpose2d");
+  const char* name = "conv_transpose2d";
+  LT_CHECK(x.dim() == 3 || x.dim() == 4, name, ": expected a 3-d or 4-d input, got shape ",
+           shape_str(x.sizes()));
+  LT_CHECK(w.defined() && w.dim() == 4, name,
+           ": expected a 4-d weight [C_in, C_out / groups, kH, kW], got ",
+           w.defined() ? shape_str(w.sizes()) : std::string("undefined"));
+  LT_CHECK(is_floating(x.dtype()) && w.dtype() == x.dtype(), name,
+           ": expected floating-point input and weight of one dtype, got ", dtype_name(x.dtype()),
+           " and ", dtype_name(w.dtype()));
+  Tensor xb = x.dim() == 3 ? x.unsqueeze(0) : x;
+  const int64_t C = xb.size(1);
+  LT_CHECK(groups >= 1 && C % groups == 0, name, ": groups ", groups,
+           " must divide the input channels ", C);
+  LT_CHECK(w.size(0) == C, name, ": input ", shape_str(x.sizes()), " has ", C,
+           " channels but weight ", shape_str(w.sizes()), " expects ", w.size(0));
+  Dims s = pair_of(stride, name, "stride"), p = pair_of(padding, name, "padding");
+  Dims op = pair_of(output_padding, name, "output_padding"),
+       d = pair_of(dilation, name, "dilation");
+  Dims out(2);
+  for (int i = 0; i < 2; ++i) {
+    LT_CHECK(s[i] > 0 && d[i] > 0 && p[i] >= 0 && op[i] >= 0, name, ": stride ", shape_str(s),
+             " and dilation ", shape_str(d), " must be positive, padding ", shape_str(p),
+             " and output_padding ", shape_str(op), " non-negative");
+    LT_CHECK(op[i] < s[i] || op[i] < d[i], name, ": output_padding ", shape_str(op),
+             " must be smaller than the stride ", shape_str(s), " or the dilation ", shape_str(d));
+    out[i] = (xb.size(2 + i) - 1) * s[i] - 2 * p[i] + d[i] * (w.size(2 + i) - 1) + op[i] + 1;
+  }
+  LT_CHECK(out[0] > 0 && out[1] > 0, name, ": input ", shape_str(x.sizes()), " with weight ",
+           shape_str(w.sizes()), ", stride ", shape_str(s), " and padding ", shape_str(p),
+           " gives the empty output extent ", shape_str(out));
+  const int64_t c_out = w.size(1) * groups;
+  if (b.defined())
+    LT_CHECK(b.dim() == 1 && b.size(0) == c_out, name, ": bias of shape ", shape_str(b.sizes()),
+             " does not match ", c_out, " output channels");
+  Tensor y = conv2d_grad_input(xb, w, {s[0], s[1], p[0], p[1], d[0], d[1]}, groups, out[0], out[1]);
+  if (b.defined()) y = y + b.reshape({1, c_out, 1, 1});
+  return x.dim() == 3 ? y.squeeze(0) : y;
+}
+Tensor conv_transpose1d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
+                        IntList padding, IntList output_padding, int64_t groups, IntList dilation) {
+  OpContext ctx("conv_transpose1d");
+  LT_CHECK(x.dim() == 2 || x.dim() == 3,
+           "conv_transpose1d: expected a 2-d or 3-d input, got shape ", shape_str(x.sizes()));
+  LT_CHECK(w.defined() && w.dim() == 3,
+           "conv_transpose1d: expected a 3-d weight [C_in, C_out / groups, k], got ",
+           w.defined() ? shape_str(w.sizes()) : std::string("undefined"));
+  auto one = [](IntList v, const char* what) {
+    LT_CHECK(v.size() == 1, "conv_transpose1d: ", what, " must be one int, got ", shape_str(v));
+    return v[0];
+  };
+  return conv_transpose2d(x.unsqueeze(-2), w.unsqueeze(-2), b, {1, one(stride, "stride")},
+                          {0, one(padding, "padding")}, {0, one(output_padding, "output_padding")},
+                          groups, {1, one(dilation, "dilation")})
+      .squeeze(-2);
+}
 Tensor max_pool2d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool ceil_mode) {
   return pool(K::MaxPool2d, x, k, s, p, d, ceil_mode, true, 0);
 }

@@ -189,6 +189,16 @@ std::vector<Tensor> apply_formula(const GradFn& f, const std::vector<Tensor>& s,
       if (f.in_sizes.size() > 2) r[2] = g.sum({0, 2, 3});
       return r;
     }
+    case K::Conv2dGradInput: {  // (g, w) -> conv2d's input gradient: conv_transpose2d
+      const Tensor &x = s[0], &w = s[1];
+      const ConvAttrs c = ConvAttrs::of(a);
+      // conv2d of the output gradient gives x's extent, or one more row or column where
+      // output_padding reached a whole stride (allowed while it is below the dilation).
+      Tensor gx = conv2d(g, w, {}, {c.stride_h, c.stride_w}, {c.pad_h, c.pad_w}, {c.dil_h, c.dil_w},
+                         c.groups);
+      gx = gx.narrow(2, 0, x.size(2)).narrow(3, 0, x.size(3));
+      return {gx, conv2d_grad_weight(x, g, c.params(), c.groups, w.size(2), w.size(3))};
+    }
     case K::MaxPool2d: return {max_pool2d_grad(g, s[0], PoolAttrs::of(a).params())};
     case K::AvgPool2d:
       return {avg_pool2d_grad(g, PoolAttrs::of(a).params(), f.in_sizes[0][2], f.in_sizes[0][3])};

@@ -76,8 +76,11 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T
     cblas_dgemm(CblasRowMajor, A, B, m, n, k, 1.0, a, lda, b, ldb, beta, c, n);
 }
 
+// A 1x1 kernel with unit stride and no padding maps pixels one to one, unless the input extent
+// differs from the output's (a transposed convolution's output_padding): then im2col/col2im.
 bool is_direct(const ConvGeom& g) {
-  return g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  return g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+         g.H == g.OH && g.W == g.OW;
 }
 
 template <typename T>

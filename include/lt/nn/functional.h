@@ -16,6 +16,8 @@ using lt::binary_cross_entropy_with_logits;
 using lt::celu;
 using lt::conv1d;
 using lt::conv2d;
+using lt::conv_transpose1d;
+using lt::conv_transpose2d;
 using lt::cross_entropy;
 using lt::dropout;
 using lt::dropout2d;
@@ -83,6 +85,23 @@ struct Conv1dFuncOptions {
 inline Tensor conv1d(const Tensor& x, const Tensor& w, const Conv1dFuncOptions& o = {}) {
   return lt::conv1d(x, w, o.bias(), o.stride(), o.padding(), o.dilation(), o.groups());
 }
+
+#define LT_CONV_TRANSPOSE_FUNC(Name, D, fn)                                                \
+  struct Name {                                                                            \
+    LT_ARG(Tensor, bias);                                                                  \
+    LT_ARG(ExpandingArray<D>, stride) = 1;                                                 \
+    LT_ARG(ExpandingArray<D>, padding) = 0;                                                \
+    LT_ARG(ExpandingArray<D>, output_padding) = 0;                                         \
+    LT_ARG(int64_t, groups) = 1;                                                           \
+    LT_ARG(ExpandingArray<D>, dilation) = 1;                                               \
+  };                                                                                       \
+  inline Tensor fn(const Tensor& x, const Tensor& w, const Name& o = {}) {                 \
+    return lt::fn(x, w, o.bias(), o.stride(), o.padding(), o.output_padding(), o.groups(), \
+                  o.dilation());                                                           \
+  }
+LT_CONV_TRANSPOSE_FUNC(ConvTranspose1dFuncOptions, 1, conv_transpose1d)
+LT_CONV_TRANSPOSE_FUNC(ConvTranspose2dFuncOptions, 2, conv_transpose2d)
+#undef LT_CONV_TRANSPOSE_FUNC
 
 struct LayerNormFuncOptions {
   LayerNormFuncOptions(std::vector<int64_t> normalized_shape)

@@ -90,6 +90,26 @@ struct Conv1dOptions {
   LT_ARG(PadMode, padding_mode) = PadMode::Constant;
 };
 
+// ConvTranspose1d/2d: libtorch's options; padding_mode must stay torch::kZeros, as libtorch's.
+#define LT_CONV_TRANSPOSE_OPTIONS(Name, D)                                                     \
+  struct Name {                                                                                \
+    Name(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)             \
+        : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {} \
+    LT_ARG(int64_t, in_channels);                                                              \
+    LT_ARG(int64_t, out_channels);                                                             \
+    LT_ARG(ExpandingArray<D>, kernel_size);                                                    \
+    LT_ARG(ExpandingArray<D>, stride) = 1;                                                     \
+    LT_ARG(ExpandingArray<D>, padding) = 0;                                                    \
+    LT_ARG(ExpandingArray<D>, output_padding) = 0;                                             \
+    LT_ARG(int64_t, groups) = 1;                                                               \
+    LT_ARG(bool, bias) = true;                                                                 \
+    LT_ARG(ExpandingArray<D>, dilation) = 1;                                                   \
+    LT_ARG(PadMode, padding_mode) = PadMode::Constant;                                         \
+  };
+LT_CONV_TRANSPOSE_OPTIONS(ConvTranspose1dOptions, 1)
+LT_CONV_TRANSPOSE_OPTIONS(ConvTranspose2dOptions, 2)
+#undef LT_CONV_TRANSPOSE_OPTIONS
+
 struct LayerNormOptions {
   LayerNormOptions(std::vector<int64_t> normalized_shape)
       : normalized_shape_(std::move(normalized_shape)) {}

@@ -1,6 +1,7 @@
 // Layers with parameters or state: Linear, Conv2d, LayerNorm, BatchNorm1d/2d, Embedding, the
 // dropouts, Flatten/Unflatten and the 2-d pools. Initialization follows PyTorch's defaults.
 #pragma once
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -57,6 +58,29 @@ class Conv2dImpl : public Module {
   Tensor weight, bias;
 };
 LT_MODULE(Conv2d);
+
+// ConvTranspose1d/2d: weight [in, out / groups, k...], PyTorch's init (kaiming-uniform with
+// a = sqrt(5) over fan_in = out / groups * prod(k), which is what PyTorch's fan rule reads
+// from this layout). forward's output_size (the spatial extent, optionally with the batch and
+// channel dims in front) picks output_padding as libtorch's does.
+#define LT_CONV_TRANSPOSE_MODULE(Name, D)                                                  \
+  class Name##Impl : public Module {                                                       \
+   public:                                                                                 \
+    explicit Name##Impl(const Name##Options& o);                                           \
+    Name##Impl(int64_t in, int64_t out, ExpandingArray<D> kernel)                          \
+        : Name##Impl(Name##Options(in, out, kernel)) {}                                    \
+    Tensor forward(const Tensor& x,                                                        \
+                   const std::optional<std::vector<int64_t>>& output_size = std::nullopt); \
+    void reset_parameters();                                                               \
+    std::string name() const override { return #Name; }                                    \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                                      \
+    Name##Options options;                                                                 \
+    Tensor weight, bias;                                                                   \
+  };                                                                                       \
+  LT_MODULE(Name);
+LT_CONV_TRANSPOSE_MODULE(ConvTranspose1d, 1)
+LT_CONV_TRANSPOSE_MODULE(ConvTranspose2d, 2)
+#undef LT_CONV_TRANSPOSE_MODULE
 
 class LayerNormImpl : public Module {
  public:
