@@ -164,6 +164,20 @@ TEST(Gradcheck, MathComposites) {
 }
 
 // Gradients of broadcast operands must be summed back to each operand's own shape.
+// x.pow(1/3) in float64: the exponent's gradient term e - 1 is computed from the saved wrapped
+// scalar; it was rounded to float32 (relative error ~5e-8) until it kept e's dtype.
+TEST(Gradcheck, PowByAFractionalScalarIsExactInFloat64) {
+  for (const lt::Device& d : {kCpu, kLazy}) {
+    lt::Tensor x = lt::tensor(std::vector<double>{0.3, 0.7, 2.5}, {3}).to(d).requires_grad_();
+    lt::pow(x, 1.0 / 3).sum().backward();
+    std::vector<double> g = x.grad().cpu().to_vector<double>();
+    for (size_t i = 0; i < g.size(); ++i) {
+      const double v = std::vector<double>{0.3, 0.7, 2.5}[i];
+      EXPECT_NEAR(g[i], std::pow(v, -2.0 / 3) / 3, 1e-15) << d.str() << " [" << i << "]";
+    }
+  }
+}
+
 TEST(Gradcheck, Broadcasting) {
   gradcheck("add [2,3]+[3]", [](Ts x) { return x[0] + x[1]; }, {rnd({2, 3}), rnd({3})});
   gradcheck("sub [3]-[2,3]", [](Ts x) { return x[0] - x[1]; }, {rnd({3}), rnd({2, 3})});

@@ -82,7 +82,11 @@ std::vector<Tensor> apply_formula(const GradFn& f, const std::vector<Tensor>& s,
     case K::Div:
       return {fit(g / s[1], 0), s[0].defined() ? fit(-g * s[0] / (s[1] * s[1]), 1) : Tensor()};
     case K::Pow: {
-      Tensor ga = g * s[1] * pow(s[0], s[1] - 1.0);
+      // e - 1 against a one of e's own dtype: when e is a wrapped number (x.pow(1.0 / 3)),
+      // e - 1.0 would be wrapped - wrapped, computed in the default dtype (float32), which
+      // rounded the float64 gradient's exponent.
+      const Tensor one = ones({}, TensorOptions(s[1].device()).dtype(s[1].dtype()));
+      Tensor ga = g * s[1] * pow(s[0], s[1] - one);
       Tensor gb = g * y * log(where(s[0] > 0.0, s[0], 1.0));
       return {fit(ga, 0), fit(gb, 1)};
     }
