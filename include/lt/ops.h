@@ -285,6 +285,23 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList st
 // [N, C, L] (or [C, L]) with weight [out, C / groups, k]: conv2d of a height-1 image.
 Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1},
               IntList padding = {0}, IntList dilation = {1}, int64_t groups = 1);
+// im2col / col2im (F::unfold / F::fold): x [N, C, H, W] (or [C, H, W]) -> [N, C kH kW, L], the
+// values under each sliding window (L positions, zero padding), and back, summing overlaps.
+Tensor im2col(const Tensor& x, IntList kernel_size, IntList dilation = {1, 1},
+              IntList padding = {0, 0}, IntList stride = {1, 1});
+Tensor col2im(const Tensor& x, IntList output_size, IntList kernel_size, IntList dilation = {1, 1},
+              IntList padding = {0, 0}, IntList stride = {1, 1});
+// Alpha dropout keeps a SELU-normalized input at mean 0 and variance 1; the feature form drops
+// whole channels of [N, C, ...].
+Tensor alpha_dropout(const Tensor& x, double p, bool train);
+Tensor feature_alpha_dropout(const Tensor& x, double p, bool train);
+// A sample of the Gumbel-softmax distribution over `dim`; hard: one-hot with the soft gradient.
+Tensor gumbel_softmax(const Tensor& logits, double tau = 1.0, bool hard = false, int64_t dim = -1);
+// self's elements where mask (broadcast to self) is true, taken in order from source. On the
+// cpu device a source with too few elements is an error; on lazy (where counting would cost a
+// sync) the last element of source is repeated.
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source);
+
 // The transposed convolutions (conv2d's adjoint in its input), libtorch's argument order: x
 // [N, C_in, H, W] (or unbatched), weight [C_in, C_out / groups, kH, kW], output extent
 // (H - 1) stride - 2 padding + dilation (kH - 1) + output_padding + 1, output_padding below the
@@ -474,5 +491,23 @@ Tensor& operator>>=(Tensor& a, const Scalar& b);
 // ---- runtime settings
 void set_num_threads(int n);  // kernels and BLAS; default LT_NUM_THREADS or all cores
 int get_num_threads();
+
+// torch::linalg's norms. vector_norm: ord any real or +-inf (0 counts non-zeros), over `dim`
+// (all dims by default). matrix_norm: "fro", 1, -1 (column sums), inf, -inf (row sums) over two
+// dims; the singular-value orders ("nuc", 2, -2) are refused. norm: vector_norm or matrix_norm by
+// the number of dims, as PyTorch's.
+namespace linalg {
+Tensor vector_norm(const Tensor& x, double ord = 2.0,
+                   std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+                   std::optional<Dtype> dtype = std::nullopt);
+Tensor matrix_norm(const Tensor& x, const std::string& ord = "fro",
+                   std::vector<int64_t> dim = {-2, -1}, bool keepdim = false,
+                   std::optional<Dtype> dtype = std::nullopt);
+Tensor matrix_norm(const Tensor& x, double ord, std::vector<int64_t> dim = {-2, -1},
+                   bool keepdim = false, std::optional<Dtype> dtype = std::nullopt);
+Tensor norm(const Tensor& x, std::optional<double> ord = std::nullopt,
+            std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+            std::optional<Dtype> dtype = std::nullopt);
+}  // namespace linalg
 
 }  // namespace lt

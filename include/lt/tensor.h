@@ -344,6 +344,7 @@ class Tensor {
   Tensor cumprod(int64_t dim) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor masked_select(const Tensor& mask) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
   Tensor outer(const Tensor& o) const;
   std::vector<Tensor> chunk(int64_t n, int64_t dim = 0) const;
   Tensor repeat(IntList repeats) const;

@@ -9,6 +9,7 @@
 
 namespace lt::nn::functional {
 
+using lt::alpha_dropout;
 using lt::avg_pool1d;
 using lt::avg_pool2d;
 using lt::binary_cross_entropy;
@@ -23,9 +24,11 @@ using lt::dropout;
 using lt::dropout2d;
 using lt::elu;
 using lt::embedding;
+using lt::feature_alpha_dropout;
 using lt::feature_dropout;
 using lt::gelu;
 using lt::glu;
+using lt::gumbel_softmax;
 using lt::hardsigmoid;
 using lt::hardswish;
 using lt::hardtanh;
@@ -66,6 +69,17 @@ struct DropoutFuncOptions {
 };
 using Dropout2dFuncOptions = DropoutFuncOptions;
 using FeatureDropoutFuncOptions = DropoutFuncOptions;
+using AlphaDropoutFuncOptions = DropoutFuncOptions;
+using FeatureAlphaDropoutFuncOptions = DropoutFuncOptions;
+struct GumbelSoftmaxFuncOptions {
+  LT_ARG(double, tau) = 1.0;
+  LT_ARG(bool, hard) = false;
+  LT_ARG(int64_t, dim) = -1;
+};
+using UnfoldFuncOptions = UnfoldOptions;
+using FoldFuncOptions = FoldOptions;
+using PixelShuffleFuncOptions = PixelShuffleOptions;
+using PixelUnshuffleFuncOptions = PixelUnshuffleOptions;
 
 struct Conv2dFuncOptions {
   LT_ARG(Tensor, bias);
@@ -250,6 +264,29 @@ inline Tensor glu(const Tensor& x, const GLUFuncOptions& o) { return lt::glu(x, 
 inline Tensor dropout(const Tensor& x, const DropoutFuncOptions& o = {}) {
   return detail::inplace_result(x, lt::dropout(x, o.p(), o.training()),
                                 o.inplace() && o.training());
+}
+inline Tensor alpha_dropout(const Tensor& x, const AlphaDropoutFuncOptions& o) {
+  return detail::inplace_result(x, lt::alpha_dropout(x, o.p(), o.training()),
+                                o.inplace() && o.training());
+}
+inline Tensor feature_alpha_dropout(const Tensor& x, const FeatureAlphaDropoutFuncOptions& o) {
+  return detail::inplace_result(x, lt::feature_alpha_dropout(x, o.p(), o.training()),
+                                o.inplace() && o.training());
+}
+inline Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& o) {
+  return lt::gumbel_softmax(logits, o.tau(), o.hard(), o.dim());
+}
+inline Tensor unfold(const Tensor& x, const UnfoldFuncOptions& o) {
+  return lt::im2col(x, o.kernel_size(), o.dilation(), o.padding(), o.stride());
+}
+inline Tensor fold(const Tensor& x, const FoldFuncOptions& o) {
+  return lt::col2im(x, o.output_size(), o.kernel_size(), o.dilation(), o.padding(), o.stride());
+}
+inline Tensor pixel_shuffle(const Tensor& x, const PixelShuffleFuncOptions& o) {
+  return lt::pixel_shuffle(x, o.upscale_factor());
+}
+inline Tensor pixel_unshuffle(const Tensor& x, const PixelUnshuffleFuncOptions& o) {
+  return lt::pixel_unshuffle(x, o.downscale_factor());
 }
 inline Tensor dropout2d(const Tensor& x, const Dropout2dFuncOptions& o) {
   return detail::inplace_result(x, lt::dropout2d(x, o.p(), o.training()),

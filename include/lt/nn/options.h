@@ -172,6 +172,35 @@ struct DropoutOptions {
 };
 using Dropout2dOptions = DropoutOptions;
 using FeatureDropoutOptions = DropoutOptions;
+using AlphaDropoutOptions = DropoutOptions;
+using FeatureAlphaDropoutOptions = DropoutOptions;
+
+struct PixelShuffleOptions {
+  PixelShuffleOptions(int64_t upscale_factor) : upscale_factor_(upscale_factor) {}
+  LT_ARG(int64_t, upscale_factor);
+};
+struct PixelUnshuffleOptions {
+  PixelUnshuffleOptions(int64_t downscale_factor) : downscale_factor_(downscale_factor) {}
+  LT_ARG(int64_t, downscale_factor);
+};
+
+// Unfold (im2col) and Fold (col2im): sliding windows of kernel_size.
+struct UnfoldOptions {
+  UnfoldOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size) {}
+  LT_ARG(ExpandingArray<2>, kernel_size);
+  LT_ARG(ExpandingArray<2>, dilation) = 1;
+  LT_ARG(ExpandingArray<2>, padding) = 0;
+  LT_ARG(ExpandingArray<2>, stride) = 1;
+};
+struct FoldOptions {
+  FoldOptions(ExpandingArray<2> output_size, ExpandingArray<2> kernel_size)
+      : output_size_(output_size), kernel_size_(kernel_size) {}
+  LT_ARG(ExpandingArray<2>, output_size);
+  LT_ARG(ExpandingArray<2>, kernel_size);
+  LT_ARG(ExpandingArray<2>, dilation) = 1;
+  LT_ARG(ExpandingArray<2>, padding) = 0;
+  LT_ARG(ExpandingArray<2>, stride) = 1;
+};
 
 struct FlattenOptions {
   LT_ARG(int64_t, start_dim) = 1;

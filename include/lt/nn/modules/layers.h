@@ -175,6 +175,44 @@ LT_MODULE(Dropout2d);
 using FeatureDropoutImpl = Dropout2dImpl;
 using FeatureDropout = Dropout2d;
 
+// AlphaDropout (for SELU networks) and FeatureAlphaDropout (whole channels).
+#define LT_NN_ALPHA_DROPOUT(Name, fn)                                 \
+  class Name##Impl : public Module {                                  \
+   public:                                                            \
+    explicit Name##Impl(const DropoutOptions& o = {}) : options(o) {} \
+    explicit Name##Impl(double p) : Name##Impl(DropoutOptions(p)) {}  \
+    Tensor forward(const Tensor& x) {                                 \
+      return functional::fn(x, functional::DropoutFuncOptions()       \
+                                   .p(options.p())                    \
+                                   .training(is_training())           \
+                                   .inplace(options.inplace()));      \
+    }                                                                 \
+    std::string name() const override { return #Name; }               \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                 \
+    DropoutOptions options;                                           \
+  };                                                                  \
+  LT_MODULE(Name)
+LT_NN_ALPHA_DROPOUT(AlphaDropout, alpha_dropout);
+LT_NN_ALPHA_DROPOUT(FeatureAlphaDropout, feature_alpha_dropout);
+#undef LT_NN_ALPHA_DROPOUT
+
+// Modules whose forward is F::fn(x, options) and whose options have no default.
+#define LT_NN_FORWARD_OPTIONS(Name, fn)                                    \
+  class Name##Impl : public Module {                                       \
+   public:                                                                 \
+    explicit Name##Impl(const Name##Options& o) : options(o) {}            \
+    Tensor forward(const Tensor& x) { return functional::fn(x, options); } \
+    std::string name() const override { return #Name; }                    \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                      \
+    Name##Options options;                                                 \
+  };                                                                       \
+  LT_MODULE(Name)
+LT_NN_FORWARD_OPTIONS(PixelShuffle, pixel_shuffle);
+LT_NN_FORWARD_OPTIONS(PixelUnshuffle, pixel_unshuffle);
+LT_NN_FORWARD_OPTIONS(Unfold, unfold);
+LT_NN_FORWARD_OPTIONS(Fold, fold);
+#undef LT_NN_FORWARD_OPTIONS
+
 class FlattenImpl : public Module {
  public:
   explicit FlattenImpl(const FlattenOptions& o = {}) : options(o) {}

@@ -1,0 +1,248 @@
+// Composites of issue 17's remaining functionals: im2col/col2im (F::unfold/F::fold) as index maps
+// built on the host, masked_scatter, alpha_dropout and feature_alpha_dropout, gumbel_softmax, and
+// torch::linalg's vector_norm/matrix_norm/norm. Each is written over primitives, so the lazy
+// device fuses it and autograd needs no formula of its own.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api/dispatch.h"
+#include "core/check.h"
+#include "core/shape.h"
+#include "lt/ops.h"
+
+namespace lt {
+namespace {
+
+Dims two(IntList v, const char* op, const char* what) {
+  LT_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must have 1 or 2 values, got ",
+           shape_str(v));
+  return v.size() == 1 ? Dims{v[0], v[0]} : Dims(v);
+}
+
+// Where each (kernel offset, output position) pair reads in the zero-padded image, as one
+// linear index [kH * kW * L] (offset-major, as PyTorch orders im2col's rows), and the extents.
+struct Im2colMap {
+  Tensor index;
+  int64_t out_h = 0, out_w = 0, pad_h = 0, pad_w = 0;
+};
+Im2colMap im2col_map(const char* op, int64_t h, int64_t w, IntList kernel, IntList dilation,
+                     IntList padding, IntList stride, Device dev) {
+  const Dims k = two(kernel, op, "kernel_size"), d = two(dilation, op, "dilation");
+  const Dims p = two(padding, op, "padding"), s = two(stride, op, "stride");
+  LT_CHECK(k[0] > 0 && k[1] > 0 && d[0] > 0 && d[1] > 0 && s[0] > 0 && s[1] > 0 && p[0] >= 0 &&
+               p[1] >= 0,
+           op, ": kernel_size ", shape_str(k), ", dilation ", shape_str(d), " and stride ",
+           shape_str(s), " must be positive, padding ", shape_str(p), " non-negative");
+  Im2colMap m;
+  m.pad_h = h + 2 * p[0], m.pad_w = w + 2 * p[1];
+  m.out_h = (m.pad_h - d[0] * (k[0] - 1) - 1) / s[0] + 1;
+  m.out_w = (m.pad_w - d[1] * (k[1] - 1) - 1) / s[1] + 1;
+  LT_CHECK(m.pad_h >= d[0] * (k[0] - 1) + 1 && m.pad_w >= d[1] * (k[1] - 1) + 1 && m.out_h > 0 &&
+               m.out_w > 0,
+           op, ": the dilated kernel ", shape_str(k), " (dilation ", shape_str(d),
+           ") does not fit the padded extent [", m.pad_h, ", ", m.pad_w, "]");
+  std::vector<int64_t> idx;
+  idx.reserve(static_cast<size_t>(k[0] * k[1] * m.out_h * m.out_w));
+  for (int64_t i = 0; i < k[0]; ++i)
+    for (int64_t j = 0; j < k[1]; ++j)
+      for (int64_t oh = 0; oh < m.out_h; ++oh)
+        for (int64_t ow = 0; ow < m.out_w; ++ow)
+          idx.push_back((oh * s[0] + i * d[0]) * m.pad_w + ow * s[1] + j * d[1]);
+  m.index = tensor(idx, {static_cast<int64_t>(idx.size())}).to(dev);
+  return m;
+}
+
+}  // namespace
+
+Tensor im2col(const Tensor& x, IntList kernel_size, IntList dilation, IntList padding,
+              IntList stride) {
+  OpContext ctx("unfold");
+  LT_CHECK(x.dim() == 3 || x.dim() == 4, "unfold (im2col): expected a 3-d or 4-d input, got shape ",
+           shape_str(x.sizes()));
+  Tensor xb = x.dim() == 3 ? x.unsqueeze(0) : x;
+  const int64_t n = xb.size(0), c = xb.size(1);
+  const Im2colMap m = im2col_map("unfold (im2col)", xb.size(2), xb.size(3), kernel_size, dilation,
+                                 padding, stride, x.device());
+  const int64_t ph = (m.pad_h - xb.size(2)) / 2, pw = (m.pad_w - xb.size(3)) / 2;
+  Tensor padded = (ph || pw) ? pad(xb, {pw, pw, ph, ph}) : xb;
+  const int64_t kk = m.index.size(0) / (m.out_h * m.out_w);
+  Tensor cols = padded.reshape({n, c, m.pad_h * m.pad_w})
+                    .index_select(2, m.index)
+                    .reshape({n, c * kk, m.out_h * m.out_w});
+  return x.dim() == 3 ? cols.squeeze(0) : cols;
+}
+
+Tensor col2im(const Tensor& x, IntList output_size, IntList kernel_size, IntList dilation,
+              IntList padding, IntList stride) {
+  OpContext ctx("fold");
+  LT_CHECK(x.dim() == 2 || x.dim() == 3, "fold (col2im): expected a 2-d or 3-d input, got shape ",
+           shape_str(x.sizes()));
+  const Dims out = two(output_size, "fold (col2im)", "output_size");
+  Tensor xb = x.dim() == 2 ? x.unsqueeze(0) : x;
+  const Im2colMap m = im2col_map("fold (col2im)", out[0], out[1], kernel_size, dilation, padding,
+                                 stride, x.device());
+  const int64_t l = m.out_h * m.out_w, kk = m.index.size(0) / l;
+  LT_CHECK(xb.size(1) % kk == 0 && xb.size(2) == l, "fold (col2im): input ", shape_str(x.sizes()),
+           " must be [N, C x ", kk, " (the kernel's elements), ", l,
+           " (the sliding positions)] for output_size ", shape_str(out));
+  const int64_t n = xb.size(0), c = xb.size(1) / kk;
+  const int64_t ph = (m.pad_h - out[0]) / 2, pw = (m.pad_w - out[1]) / 2;
+  Tensor img = zeros({n, c, m.pad_h * m.pad_w}, xb.options())
+                   .index_add(2, m.index, xb.reshape({n, c, kk * l}))
+                   .reshape({n, c, m.pad_h, m.pad_w})
+                   .narrow(2, ph, out[0])
+                   .narrow(3, pw, out[1]);
+  return x.dim() == 2 ? img.squeeze(0) : img;
+}
+
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source) {
+  OpContext ctx("masked_scatter");
+  LT_CHECK(mask.dtype() == kBool, "masked_scatter: expected a bool mask, got ",
+           dtype_name(mask.dtype()));
+  LT_CHECK(source.dtype() == x.dtype(), "masked_scatter: source is ", dtype_name(source.dtype()),
+           " but self is ", dtype_name(x.dtype()));
+  const Dims shape = broadcast_shape(x.sizes(), mask.sizes(), "masked_scatter");
+  LT_CHECK(IntList(shape) == x.sizes(), "masked_scatter: mask ", shape_str(mask.sizes()),
+           " does not broadcast to self ", shape_str(x.sizes()));
+  if (x.numel() == 0) return x.clone();
+  Tensor m = mask.expand(x.sizes());
+  // The k-th true element (in row-major order) takes source's k-th element.
+  Tensor k = cumsum(m.reshape({-1}).to(kInt64), 0) - 1;
+  if (x.device().is_cpu()) {  // the count is known here; on lazy it would cost a sync
+    const int64_t need = m.sum().item<int64_t>();
+    LT_CHECK(need <= source.numel(), "masked_scatter: the mask selects ", need,
+             " elements but source ", shape_str(source.sizes()), " has ", source.numel());
+  }
+  LT_CHECK(source.numel() > 0 || !x.device().is_cpu(), "masked_scatter: source is empty");
+  if (source.numel() == 0) return x.clone();
+  Tensor taken = source.reshape({-1}).index_select(0, k.clamp(0, source.numel() - 1));
+  return where(m, taken.reshape(x.sizes()), x);
+}
+Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  return lt::masked_scatter(*this, mask, source);
+}
+
+namespace {
+// PyTorch's alpha dropout: kept values become a x + alpha a p, dropped ones alpha a (p - 1), with
+// a = 1 / sqrt((alpha^2 p + 1)(1 - p)), which keeps a SELU-normalized input at mean 0 and
+// variance 1. `noise_shape`: one draw per element, or per channel (feature_alpha_dropout).
+Tensor alpha_dropout_impl(const char* op, const Tensor& x, double p, bool train,
+                          const Dims& noise_shape) {
+  LT_CHECK(p >= 0 && p <= 1, op, ": probability must be in [0, 1], got ", p);
+  LT_CHECK(is_floating(x.dtype()), op, ": expected a floating-point input, got ",
+           dtype_name(x.dtype()));
+  if (!train || p == 0 || x.numel() == 0) return x;
+  if (p == 1) return x * 0.0;
+  constexpr double kAlpha = 1.7580993408473766;  // SELU's scale times its alpha
+  const double a = 1.0 / std::sqrt((kAlpha * kAlpha * p + 1) * (1 - p));
+  Tensor keep = rand(noise_shape, TensorOptions(x.device())) >= p;
+  return where(keep, x * a + kAlpha * a * p, kAlpha * a * (p - 1));
+}
+}  // namespace
+
+Tensor alpha_dropout(const Tensor& x, double p, bool train) {
+  OpContext ctx("alpha_dropout");
+  return alpha_dropout_impl("alpha_dropout", x, p, train, Dims(x.sizes()));
+}
+
+Tensor feature_alpha_dropout(const Tensor& x, double p, bool train) {
+  OpContext ctx("feature_alpha_dropout");
+  LT_CHECK(x.dim() >= 2, "feature_alpha_dropout: expected an input [N, C, ...], got shape ",
+           shape_str(x.sizes()));
+  Dims noise(x.sizes());
+  for (size_t i = 2; i < noise.size(); ++i) noise[i] = 1;
+  return alpha_dropout_impl("feature_alpha_dropout", x, p, train, noise);
+}
+
+Tensor gumbel_softmax(const Tensor& logits, double tau, bool hard, int64_t dim) {
+  OpContext ctx("gumbel_softmax");
+  LT_CHECK(is_floating(logits.dtype()), "gumbel_softmax: expected floating-point logits, got ",
+           dtype_name(logits.dtype()));
+  LT_CHECK(tau > 0, "gumbel_softmax: tau must be positive, got ", tau);
+  // Gumbel(0, 1) noise -log(E), E ~ Exp(1) = -log(1 - U), U ~ [0, 1); E is kept above 0.
+  Tensor u = rand(logits.sizes(), logits.options());
+  Tensor e = (-log1p(-u)).clamp_min(std::numeric_limits<float>::min());
+  Tensor soft = softmax((logits - log(e)) / tau, dim);
+  if (!hard) return soft;
+  // A one-hot of the argmax whose gradient is the soft sample's (the straight-through trick).
+  Tensor hot = zeros_like(soft).scatter(dim, soft.argmax(dim, true), 1.0);
+  return hot - soft.detach() + soft;
+}
+
+namespace linalg {
+
+Tensor vector_norm(const Tensor& x, double ord, std::optional<std::vector<int64_t>> dim,
+                   bool keepdim, std::optional<Dtype> dtype) {
+  OpContext ctx("linalg.vector_norm");
+  LT_CHECK(is_floating(dtype.value_or(x.dtype())), "linalg.vector_norm: expected a floating-point ",
+           "input or dtype, got ", dtype_name(dtype.value_or(x.dtype())));
+  Tensor t = dtype ? x.to(*dtype) : x;
+  std::vector<int64_t> dims = dim.value_or(std::vector<int64_t>{});
+  if (!dim) {  // all dims
+    for (int64_t i = 0; i < t.dim(); ++i) dims.push_back(i);
+  }
+  if (ord == 0) return (t != 0).to(t.dtype()).sum(dims, keepdim);
+  if (std::isinf(ord) && t.numel() == 0) {
+    LT_CHECK(false, "linalg.vector_norm: the ", ord > 0 ? "inf" : "-inf",
+             " norm of an empty tensor is undefined");
+  }
+  if (ord < 0 && !std::isinf(ord)) return pow(sum(pow(abs(t), ord), dims, keepdim), 1.0 / ord);
+  return lt::norm(t, ord, dims, keepdim);
+}
+
+Tensor matrix_norm(const Tensor& x, const std::string& ord, std::vector<int64_t> dim, bool keepdim,
+                   std::optional<Dtype> dtype) {
+  OpContext ctx("linalg.matrix_norm");
+  LT_CHECK(ord == "fro", "linalg.matrix_norm: ord \"", ord,
+           "\" is not supported (\"fro\" and the numeric orders 1, -1, inf, -inf are; \"nuc\" "
+           "needs singular values)");
+  LT_CHECK(x.dim() >= 2 && dim.size() == 2,
+           "linalg.matrix_norm: expected a tensor of at least 2 "
+           "dims and 2 dims to reduce, got shape ",
+           shape_str(x.sizes()), " and dim ", shape_str(dim));
+  return vector_norm(x, 2.0, dim, keepdim, dtype);
+}
+
+Tensor matrix_norm(const Tensor& x, double ord, std::vector<int64_t> dim, bool keepdim,
+                   std::optional<Dtype> dtype) {
+  OpContext ctx("linalg.matrix_norm");
+  LT_CHECK(x.dim() >= 2 && dim.size() == 2,
+           "linalg.matrix_norm: expected a tensor of at least 2 "
+           "dims and 2 dims to reduce, got shape ",
+           shape_str(x.sizes()), " and dim ", shape_str(dim));
+  LT_CHECK(ord == 1 || ord == -1 || std::isinf(ord), "linalg.matrix_norm: ord ", ord,
+           " is not supported (1, -1, inf, -inf and \"fro\" are; 2 and -2 need singular values)");
+  Tensor t = dtype ? x.to(*dtype) : x;
+  const int64_t r = dim[0] < 0 ? dim[0] + t.dim() : dim[0];
+  const int64_t c = dim[1] < 0 ? dim[1] + t.dim() : dim[1];
+  LT_CHECK(r >= 0 && r < t.dim() && c >= 0 && c < t.dim() && r != c, "linalg.matrix_norm: dim ",
+           shape_str(dim), " must name two different dims of shape ", shape_str(t.sizes()));
+  // 1 / -1: the largest / smallest column sum of |x| (sum over rows); inf / -inf: row sums.
+  const bool cols = !std::isinf(ord);
+  Tensor sums = abs(t).sum({cols ? r : c}, true);
+  const int64_t other = cols ? c : r;
+  Tensor out = ord > 0 ? sums.amax({other}, true) : sums.amin({other}, true);
+  return keepdim ? out : out.squeeze(std::max(r, c)).squeeze(std::min(r, c));
+}
+
+Tensor norm(const Tensor& x, std::optional<double> ord, std::optional<std::vector<int64_t>> dim,
+            bool keepdim, std::optional<Dtype> dtype) {
+  OpContext ctx("linalg.norm");
+  if (!ord) {  // the 2-norm of the flattened input, or of the vectors/matrices dim names
+    if (dim && dim->size() == 2) return matrix_norm(x, "fro", *dim, keepdim, dtype);
+    return vector_norm(x, 2.0, dim, keepdim, dtype);
+  }
+  const bool matrix = dim ? dim->size() == 2 : x.dim() == 2;
+  if (matrix)
+    return matrix_norm(x, *ord, dim.value_or(std::vector<int64_t>{-2, -1}), keepdim, dtype);
+  LT_CHECK(dim || x.dim() == 1,
+           "linalg.norm: a numeric ord needs a 1-d or 2-d input or dim, got "
+           "shape ",
+           shape_str(x.sizes()));
+  return vector_norm(x, *ord, dim, keepdim, dtype);
+}
+
+}  // namespace linalg
+}  // namespace lt

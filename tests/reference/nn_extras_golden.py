@@ -1,0 +1,42 @@
+# Regenerates the PyTorch reference values in tests/test_nn_extras.cpp (run with Debian's
+# python3-torch: /usr/bin/python3 tests/reference/nn_extras_golden.py). Inputs and loss weights
+# are filled by a formula that the C++ test repeats.
+import math
+import torch
+
+torch.set_default_dtype(torch.float64)
+F = torch.nn.functional
+LA = torch.linalg
+
+
+def fill(shape, k):
+    # Element j of the k-th filled tensor: 0.4 sin(1.7 j + 0.9 k + 0.1).
+    n = math.prod(shape)
+    v = torch.tensor([0.4 * math.sin(1.7 * j + 0.9 * k + 0.1) for j in range(n)])
+    return v.reshape(shape).requires_grad_()
+
+
+def emit(name, t):
+    vals = ", ".join("%.17g" % x for x in t.detach().reshape(-1).tolist())
+    print("const std::vector<double> k_%s = {%s};" % (name, vals))
+
+
+def case(name, fn, x_shape):
+    x = fill(x_shape, 100)
+    y = fn(x)
+    emit(name, y)
+    (y * fill(list(y.shape), 103)).sum().backward()
+    if x.grad is not None:  # the 0-"norm" (a count) has no gradient
+        emit(name + "_dx", x.grad)
+
+
+case("unfold", lambda x: F.unfold(x, (2, 3), dilation=(2, 1), padding=(1, 0), stride=(1, 2)),
+     [2, 3, 5, 6])
+case("fold", lambda x: F.fold(x, (5, 6), (2, 3), dilation=(2, 1), padding=(1, 0), stride=(1, 2)),
+     [2, 18, 10])
+mask = torch.tensor([[True, False, True], [False, False, True]])
+case("masked_scatter", lambda x: fill([2, 2, 3], 101).detach().masked_scatter(mask, x), [7])
+for name, ord_ in [("0", 0), ("3", 3), ("m1", -1), ("inf", math.inf), ("minf", -math.inf)]:
+    case("vector_norm_" + name, lambda x: LA.vector_norm(x, ord_, dim=(0, 2)), [3, 2, 4])
+for name, ord_ in [("fro", "fro"), ("1", 1), ("m1", -1), ("inf", math.inf), ("minf", -math.inf)]:
+    case("matrix_norm_" + name, lambda x: LA.matrix_norm(x, ord_), [2, 3, 4])
