@@ -1010,6 +1010,76 @@ const std::vector<double> k_matrix_norm_minf_dx = {-0,
                                                    0,
                                                    0,
                                                    -0};
+const std::vector<double> k_bag_2d_mean_pad = {-0.034610200645857819,  0.15040895399521953,
+                                               -0.0041485305842088038, -0.13008220522258471,
+                                               0.16106476177258977,    0.088577589663748957};
+const std::vector<double> k_bag_2d_mean_pad_dx = {0,
+                                                  0,
+                                                  0,
+                                                  -0.19848859614569336,
+                                                  0.049910942661048757,
+                                                  0.18562709581174155,
+                                                  -0.13032666831449174,
+                                                  -0.21391904707125356,
+                                                  0.18545125119464537,
+                                                  -0.19848859614569336,
+                                                  0.049910942661048757,
+                                                  0.18562709581174155,
+                                                  -0.065163334157245872,
+                                                  -0.10695952353562678,
+                                                  0.092725625597322683};
+const std::vector<double> k_bag_1d_sum_psw = {0.19944075625346644,
+                                              0.15531399659960993,
+                                              -0.23946346295125345,
+                                              0,
+                                              0,
+                                              0,
+                                              -0.12854459603015422,
+                                              0.099609356417740713,
+                                              0.10287636172066068,
+                                              -0.066928594268330421,
+                                              0.18147565326720849,
+                                              0.020164316724004729};
+const std::vector<double> k_bag_1d_sum_psw_dx = {
+    -0.13302541244061411, 0.12960754996313056,    0.099626973976852398, -0.19039333146710699,
+    0.047875348178319059, 0.17805638141659136,    0.1528079284793023,   0.024698581874394106,
+    -0.15917248106214829, -0.0030860331737297274, 0.004240175513438256, 0.0019933866342233303,
+    0.082697177659945539, -0.020794615774230508,  -0.07733863415294448};
+const std::vector<double> k_bag_1d_max_last = {
+    0.32588202530337995, 0.18802876839399277, 0.28768395878581593, 0, 0, 0,
+    0.33791907360789675, 0.39793071654336254, 0.36603790728843205};
+const std::vector<double> k_bag_1d_max_last_dx = {0.24919545257693954,
+                                                  0,
+                                                  0,
+                                                  -0.39697719229138673,
+                                                  0.099821885322097514,
+                                                  0,
+                                                  0,
+                                                  -0.3423918009280098,
+                                                  0,
+                                                  0,
+                                                  0,
+                                                  -0.16096485569393604,
+                                                  0,
+                                                  0,
+                                                  0.37125419162348311};
+const std::vector<double> k_bag_1d_mean = {0.14821699096505705,
+                                           0.021130129673009923,
+                                           -0.15366199270929445,
+                                           0,
+                                           0,
+                                           0,
+                                           -0.028591676493599422,
+                                           -0.071500099030795655,
+                                           0.047016464697005461,
+                                           0.12317615231490703,
+                                           0.071070689442662482,
+                                           -0.14149028639585282};
+const std::vector<double> k_bag_1d_mean_dx = {
+    0.31653306218371097,  -0.140173095198766,   -0.28041199905426589, -0.26465146152759111,
+    0.066547923548065005, 0.2475027944156554,   0.1919353358952412,   0.031022805265238901,
+    -0.19992957120729787, 0.12459772628846977,  -0.1711959004640049,  -0.080482427846968019,
+    -0.13232573076379556, 0.033273961774032502, 0.1237513972078277};
 
 std::vector<double> dv(const Tensor& t) { return t.cpu().to(lt::kFloat64).to_vector<double>(); }
 
@@ -1172,6 +1242,59 @@ TEST_P(NnExtras, GumbelSoftmaxSamplesTheCategoricalDistribution) {
   F::gumbel_softmax(l, F::GumbelSoftmaxFuncOptions().hard(true)).sum().backward();
   EXPECT_LT(dv(l.grad().abs().max())[0], 1e-5);
   EXPECT_THROW(lt::gumbel_softmax(logits, 0.0), lt::Error);
+}
+
+TEST_P(NnExtras, EmbeddingBagMatchesPyTorch) {
+  const lt::Device d = dev();
+  auto ints = [&](std::vector<int64_t> v, std::vector<int64_t> sizes) {
+    return lt::tensor(v, sizes).to(d);
+  };
+  Tensor idx2 = ints({1, 0, 3, 2, 2, 4}, {2, 3}), idx1 = ints({4, 1, 1, 0, 3, 2, 0}, {7});
+  Tensor offsets = ints({0, 3, 3, 5}, {4});
+  Tensor psw = filled({7}, 104, d);
+  check(
+      d,
+      [&](const Tensor& w) {
+        return F::embedding_bag(idx2, w, F::EmbeddingBagFuncOptions().padding_idx(0));
+      },
+      {5, 3}, k_bag_2d_mean_pad, &k_bag_2d_mean_pad_dx, "2-d, mean, padding_idx");
+  check(
+      d,
+      [&](const Tensor& w) {
+        return F::embedding_bag(
+            idx1, w,
+            F::EmbeddingBagFuncOptions().offsets(offsets).mode(lt::kSum).per_sample_weights(psw));
+      },
+      {5, 3}, k_bag_1d_sum_psw, &k_bag_1d_sum_psw_dx, "1-d, sum, per_sample_weights");
+  check(
+      d,
+      [&](const Tensor& w) {
+        return F::embedding_bag(idx1, w,
+                                F::EmbeddingBagFuncOptions()
+                                    .offsets(ints({0, 3, 3, 7}, {4}))
+                                    .mode(lt::kMax)
+                                    .include_last_offset(true));
+      },
+      {5, 3}, k_bag_1d_max_last, &k_bag_1d_max_last_dx, "1-d, max, include_last_offset");
+  check(
+      d,
+      [&](const Tensor& w) {
+        return F::embedding_bag(idx1, w, F::EmbeddingBagFuncOptions().offsets(offsets));
+      },
+      {5, 3}, k_bag_1d_mean, &k_bag_1d_mean_dx, "1-d, mean (an empty bag gives zeros)");
+  // The module: N(0, 1) weights, the padding row zero, forward as the function.
+  lt::nn::EmbeddingBag bag(lt::nn::EmbeddingBagOptions(5, 3).mode(lt::kSum).padding_idx(2));
+  bag->to(d);
+  EXPECT_EQ(dv(bag->weight.select(0, 2)), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(dv(bag(idx1, offsets)),
+            dv(F::embedding_bag(
+                idx1, bag->weight,
+                F::EmbeddingBagFuncOptions().offsets(offsets).mode(lt::kSum).padding_idx(2))));
+  EXPECT_THROW(
+      F::embedding_bag(idx1, bag->weight,
+                       F::EmbeddingBagFuncOptions().offsets(offsets).per_sample_weights(psw)),
+      lt::Error);  // per_sample_weights need sum mode
+  EXPECT_THROW(F::embedding_bag(idx1, bag->weight, F::EmbeddingBagFuncOptions()), lt::Error);
 }
 
 TEST_P(NnExtras, PixelShuffleModules) {

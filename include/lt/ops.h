@@ -291,6 +291,15 @@ Tensor im2col(const Tensor& x, IntList kernel_size, IntList dilation = {1, 1},
               IntList padding = {0, 0}, IntList stride = {1, 1});
 Tensor col2im(const Tensor& x, IntList output_size, IntList kernel_size, IntList dilation = {1, 1},
               IntList padding = {0, 0}, IntList stride = {1, 1});
+// The bags of embeddings of `input`: a 2-d input is one bag per row; a 1-d input is split into
+// bags at `offsets` (bag b is input[offsets[b] : offsets[b + 1]]; with include_last_offset the
+// last offset ends the last bag). Each bag's rows of `weight` are summed (scaled by
+// per_sample_weights, sum mode only), averaged or maxed; entries equal to padding_idx are left
+// out, and an empty bag gives zeros. Returns [bags, embedding_dim].
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& offsets = {},
+                     EmbeddingBagMode mode = EmbeddingBagMode::Mean,
+                     const Tensor& per_sample_weights = {}, bool include_last_offset = false,
+                     std::optional<int64_t> padding_idx = std::nullopt);
 // Alpha dropout keeps a SELU-normalized input at mean 0 and variance 1; the feature form drops
 // whole channels of [N, C, ...].
 Tensor alpha_dropout(const Tensor& x, double p, bool train);

@@ -10,15 +10,23 @@ namespace Reduction {
 enum Reduction : int64_t { None = 0, Mean = 1, Sum = 2, BatchMean = 3 };
 }  // namespace Reduction
 
+// EmbeddingBag's modes: torch::kSum, torch::kMean, torch::kMax.
+enum class EmbeddingBagMode { Sum, Mean, Max };
+
 namespace enumtype {
 struct kNone {
   constexpr operator Reduction::Reduction() const { return Reduction::None; }
 };
 struct kMean {
   constexpr operator Reduction::Reduction() const { return Reduction::Mean; }
+  constexpr operator EmbeddingBagMode() const { return EmbeddingBagMode::Mean; }
+};
+struct kMax {
+  constexpr operator EmbeddingBagMode() const { return EmbeddingBagMode::Max; }
 };
 struct kSum {
   constexpr operator Reduction::Reduction() const { return Reduction::Sum; }
+  constexpr operator EmbeddingBagMode() const { return EmbeddingBagMode::Sum; }
 };
 // kl_div only: the sum divided by the batch size (the mathematically correct KL mean).
 struct kBatchMean {
@@ -133,6 +141,7 @@ inline constexpr enumtype::kFanOut kFanOut{};
 inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};
 inline constexpr enumtype::kSum kSum{};
+inline constexpr enumtype::kMax kMax{};
 inline constexpr enumtype::kBatchMean kBatchMean{};
 
 }  // namespace lt

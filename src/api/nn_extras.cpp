@@ -171,6 +171,74 @@ Tensor gumbel_softmax(const Tensor& logits, double tau, bool hard, int64_t dim) 
   return hot - soft.detach() + soft;
 }
 
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& offsets,
+                     EmbeddingBagMode mode, const Tensor& per_sample_weights,
+                     bool include_last_offset, std::optional<int64_t> padding_idx) {
+  OpContext ctx("embedding_bag");
+  const char* name = "embedding_bag";
+  LT_CHECK(weight.dim() == 2, name, ": expected a 2-d weight [num, dim], got ",
+           shape_str(weight.sizes()));
+  LT_CHECK(!is_floating(input.dtype()) && input.dtype() != kBool, name,
+           ": expected integer indices, got ", dtype_name(input.dtype()));
+  LT_CHECK(input.dim() == 1 || input.dim() == 2, name, ": expected a 1-d or 2-d input, got shape ",
+           shape_str(input.sizes()));
+  LT_CHECK(!per_sample_weights.defined() || mode == EmbeddingBagMode::Sum, name,
+           ": per_sample_weights are only supported in sum mode (torch::kSum)");
+  if (per_sample_weights.defined())
+    LT_CHECK(per_sample_weights.sizes() == input.sizes(), name, ": per_sample_weights ",
+             shape_str(per_sample_weights.sizes()), " must have the input's shape ",
+             shape_str(input.sizes()));
+  const int64_t n = weight.size(0), dim = weight.size(1);
+  const TensorOptions io = TensorOptions(input.device()).dtype(kInt64);
+  Tensor idx = input.to(kInt64);
+  Tensor keep;  // [numel]: entries that count (padding_idx ones do not)
+  if (padding_idx) {
+    const int64_t p = *padding_idx < 0 ? *padding_idx + n : *padding_idx;
+    LT_CHECK(p >= 0 && p < n, name, ": padding_idx ", *padding_idx, " is out of range for ", n,
+             " embeddings");
+    keep = idx.reshape({-1}) != p;
+  }
+  Tensor flat = idx.reshape({-1});
+  Tensor rows = weight.index_select(0, flat);  // [numel, dim]
+  if (per_sample_weights.defined()) rows = rows * per_sample_weights.reshape({-1, 1});
+  // member [bags, numel]: entry i belongs to bag b.
+  Tensor member;
+  if (input.dim() == 2) {
+    LT_CHECK(!offsets.defined(), name, ": offsets are only for a 1-d input; got a 2-d input ",
+             shape_str(input.sizes()));
+    const int64_t bags = input.size(0), len = input.size(1);
+    Tensor start = (arange(bags, io) * len).unsqueeze(1), pos = arange(bags * len, io).unsqueeze(0);
+    member = (pos >= start) & (pos < start + len);
+  } else {
+    LT_CHECK(offsets.defined() && offsets.dim() == 1 && !is_floating(offsets.dtype()), name,
+             ": a 1-d input needs 1-d integer offsets, got ",
+             offsets.defined() ? shape_str(offsets.sizes()) : std::string("none"));
+    const int64_t bags = offsets.size(0) - (include_last_offset ? 1 : 0);
+    LT_CHECK(bags >= 0, name, ": include_last_offset needs at least one offset");
+    Tensor start = offsets.to(kInt64).narrow(0, 0, bags).unsqueeze(1);
+    Tensor end = include_last_offset
+                     ? offsets.to(kInt64).narrow(0, 1, bags).unsqueeze(1)
+                     : cat({offsets.to(kInt64).narrow(0, 1, std::max<int64_t>(bags - 1, 0)),
+                            full({1}, input.size(0), io)})
+                           .narrow(0, 0, bags)
+                           .unsqueeze(1);
+    Tensor pos = arange(input.size(0), io).unsqueeze(0);
+    member = (pos >= start) & (pos < end);
+  }
+  if (keep.defined()) member = member & keep.unsqueeze(0);
+  const Tensor m = member.to(weight.dtype());
+  if (member.size(1) == 0) return zeros({member.size(0), dim}, weight.options());
+  if (mode == EmbeddingBagMode::Max) {
+    Tensor vals =
+        where(member.unsqueeze(2), rows.unsqueeze(0), -std::numeric_limits<double>::infinity());
+    Tensor best = vals.amax(1);  // [bags, dim]; an empty bag gives -inf
+    return where(member.any(1).unsqueeze(1), best, 0.0);
+  }
+  Tensor sum = matmul(m, rows);
+  if (mode == EmbeddingBagMode::Sum) return sum;
+  return sum / m.sum(1, true).clamp_min(1.0);
+}
+
 namespace linalg {
 
 Tensor vector_norm(const Tensor& x, double ord, std::optional<std::vector<int64_t>> dim,

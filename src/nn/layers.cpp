@@ -179,6 +179,35 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
                                    .sparse(o.sparse()));
 }
 
+EmbeddingBagImpl::EmbeddingBagImpl(const EmbeddingBagOptions& o) : options(o) {
+  LT_CHECK(o.num_embeddings() > 0 && o.embedding_dim() > 0, "EmbeddingBag: sizes ",
+           o.num_embeddings(), " x ", o.embedding_dim(), " must be positive");
+  weight = register_parameter("weight", randn({o.num_embeddings(), o.embedding_dim()}));
+  if (o.padding_idx()) {
+    const int64_t p =
+        *o.padding_idx() < 0 ? *o.padding_idx() + o.num_embeddings() : *o.padding_idx();
+    LT_CHECK(p >= 0 && p < o.num_embeddings(), "EmbeddingBag: padding_idx ", *o.padding_idx(),
+             " is out of range for ", o.num_embeddings(), " embeddings");
+    NoGradGuard g;
+    weight.select(0, p).fill_(0);
+  }
+}
+Tensor EmbeddingBagImpl::forward(const Tensor& input, const Tensor& offsets,
+                                 const Tensor& per_sample_weights) {
+  const auto& o = options;
+  return functional::embedding_bag(input, weight,
+                                   functional::EmbeddingBagFuncOptions()
+                                       .offsets(offsets)
+                                       .max_norm(o.max_norm())
+                                       .norm_type(o.norm_type())
+                                       .scale_grad_by_freq(o.scale_grad_by_freq())
+                                       .mode(o.mode())
+                                       .sparse(o.sparse())
+                                       .per_sample_weights(per_sample_weights)
+                                       .include_last_offset(o.include_last_offset())
+                                       .padding_idx(o.padding_idx()));
+}
+
 Embedding Embedding::from_pretrained(const Tensor& embeddings,
                                      const EmbeddingFromPretrainedOptions& options) {
   LT_CHECK(embeddings.dim() == 2,

@@ -40,3 +40,17 @@ for name, ord_ in [("0", 0), ("3", 3), ("m1", -1), ("inf", math.inf), ("minf", -
     case("vector_norm_" + name, lambda x: LA.vector_norm(x, ord_, dim=(0, 2)), [3, 2, 4])
 for name, ord_ in [("fro", "fro"), ("1", 1), ("m1", -1), ("inf", math.inf), ("minf", -math.inf)]:
     case("matrix_norm_" + name, lambda x: LA.matrix_norm(x, ord_), [2, 3, 4])
+
+# embedding_bag: weight filled 101, indices fixed; the gradient is the weight's.
+idx2 = torch.tensor([[1, 0, 3], [2, 2, 4]])
+idx1 = torch.tensor([4, 1, 1, 0, 3, 2, 0])
+offsets = torch.tensor([0, 3, 3, 5])
+psw = fill([7], 104).detach()
+for name, fn in [
+        ("bag_2d_mean_pad", lambda w: F.embedding_bag(idx2, w, mode="mean", padding_idx=0)),
+        ("bag_1d_sum_psw", lambda w: F.embedding_bag(idx1, w, offsets, mode="sum",
+                                                     per_sample_weights=psw)),
+        ("bag_1d_max_last", lambda w: F.embedding_bag(idx1, w, torch.tensor([0, 3, 3, 7]),
+                                                      mode="max", include_last_offset=True)),
+        ("bag_1d_mean", lambda w: F.embedding_bag(idx1, w, offsets, mode="mean"))]:
+    case(name, fn, [5, 3])

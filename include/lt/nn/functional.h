@@ -24,6 +24,7 @@ using lt::dropout;
 using lt::dropout2d;
 using lt::elu;
 using lt::embedding;
+using lt::embedding_bag;
 using lt::feature_alpha_dropout;
 using lt::feature_dropout;
 using lt::gelu;
@@ -156,6 +157,19 @@ struct PadFuncOptions {
 inline Tensor pad(const Tensor& x, const PadFuncOptions& o) {
   return lt::pad(x, o.pad(), o.mode(), o.value());
 }
+namespace detail {
+// max_norm: the weight rows `indices` read whose norm exceeds max_norm are scaled down to it,
+// in place and without gradient, as libtorch's embedding_renorm_.
+inline void renorm_rows(const Tensor& weight, const Tensor& indices, double max_norm,
+                        double norm_type) {
+  NoGradGuard g;
+  Tensor flat = indices.reshape({-1});
+  Tensor rows = weight.detach().index_select(0, flat);
+  Tensor norm = rows.norm(norm_type, {1}, true);
+  Tensor scale = lt::where(norm > max_norm, max_norm / (norm + 1e-7), 1.0);
+  weight.copy_(lt::index_copy(weight.detach(), 0, flat, rows * scale));
+}
+}  // namespace detail
 using EmbeddingFuncOptions = EmbeddingOptionsBase;
 // libtorch's embedding with options: padding_idx rows take no gradient; max_norm renormalizes
 // (in place, without gradient) the weight rows the indices read whose norm exceeds it.
@@ -164,14 +178,7 @@ inline Tensor embedding(const Tensor& indices, const Tensor& weight,
   if (o.sparse()) throw Error("embedding: sparse gradients are not supported (sparse(false))");
   if (o.scale_grad_by_freq())
     throw Error("embedding: scale_grad_by_freq is not supported (scale_grad_by_freq(false))");
-  if (o.max_norm()) {
-    NoGradGuard g;
-    Tensor flat = indices.reshape({-1});
-    Tensor rows = weight.detach().index_select(0, flat);
-    Tensor norm = rows.norm(o.norm_type(), {1}, true);
-    Tensor scale = lt::where(norm > *o.max_norm(), *o.max_norm() / (norm + 1e-7), 1.0);
-    weight.copy_(lt::index_copy(weight.detach(), 0, flat, rows * scale));
-  }
+  if (o.max_norm()) detail::renorm_rows(weight, indices, *o.max_norm(), o.norm_type());
   Tensor w = weight;
   if (o.padding_idx()) {
     const int64_t n = weight.size(0),
@@ -184,6 +191,26 @@ inline Tensor embedding(const Tensor& indices, const Tensor& weight,
     w = lt::where(is_pad, weight.detach(), weight);  // the padding row's value, no gradient
   }
   return lt::embedding(indices, w);
+}
+struct EmbeddingBagFuncOptions {
+  LT_ARG(Tensor, offsets);
+  LT_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LT_ARG(double, norm_type) = 2.0;
+  LT_ARG(bool, scale_grad_by_freq) = false;
+  LT_ARG(EmbeddingBagMode, mode) = EmbeddingBagMode::Mean;  // torch::kSum, kMean, kMax
+  LT_ARG(bool, sparse) = false;
+  LT_ARG(Tensor, per_sample_weights);
+  LT_ARG(bool, include_last_offset) = false;
+  LT_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+};
+inline Tensor embedding_bag(const Tensor& input, const Tensor& weight,
+                            const EmbeddingBagFuncOptions& o) {
+  if (o.sparse()) throw Error("embedding_bag: sparse gradients are not supported (sparse(false))");
+  if (o.scale_grad_by_freq())
+    throw Error("embedding_bag: scale_grad_by_freq is not supported (scale_grad_by_freq(false))");
+  if (o.max_norm()) detail::renorm_rows(weight, input, *o.max_norm(), o.norm_type());
+  return lt::embedding_bag(input, weight, o.offsets(), o.mode(), o.per_sample_weights(),
+                           o.include_last_offset(), o.padding_idx());
 }
 struct InstanceNormFuncOptions {
   LT_ARG(Tensor, running_mean);

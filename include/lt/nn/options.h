@@ -161,6 +161,20 @@ struct EmbeddingOptions {
   LT_ARG(bool, sparse) = false;
 };
 
+struct EmbeddingBagOptions {
+  EmbeddingBagOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  LT_ARG(int64_t, num_embeddings);
+  LT_ARG(int64_t, embedding_dim);
+  LT_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LT_ARG(double, norm_type) = 2.0;
+  LT_ARG(bool, scale_grad_by_freq) = false;
+  LT_ARG(EmbeddingBagMode, mode) = EmbeddingBagMode::Mean;  // torch::kSum, kMean, kMax
+  LT_ARG(bool, sparse) = false;
+  LT_ARG(bool, include_last_offset) = false;
+  LT_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+};
+
 struct EmbeddingFromPretrainedOptions {
   LT_ARG(bool, freeze) = true;
 };

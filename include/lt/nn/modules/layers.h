@@ -149,6 +149,22 @@ class Embedding : public ModuleHolder<EmbeddingImpl> {
                                    const EmbeddingFromPretrainedOptions& options = {});
 };
 
+// EmbeddingBag: weight [num, dim] from N(0, 1) (the padding row zero); forward sums, averages
+// or maxes each bag's rows (F::embedding_bag).
+class EmbeddingBagImpl : public Module {
+ public:
+  explicit EmbeddingBagImpl(const EmbeddingBagOptions& o);
+  EmbeddingBagImpl(int64_t num_embeddings, int64_t embedding_dim)
+      : EmbeddingBagImpl(EmbeddingBagOptions(num_embeddings, embedding_dim)) {}
+  Tensor forward(const Tensor& input, const Tensor& offsets = {},
+                 const Tensor& per_sample_weights = {});
+  std::string name() const override { return "EmbeddingBag"; }
+  LT_CLONE_FROM_OPTIONS(EmbeddingBagImpl)
+  EmbeddingBagOptions options;
+  Tensor weight;
+};
+LT_MODULE(EmbeddingBag);
+
 class DropoutImpl : public Module {
  public:
   explicit DropoutImpl(const DropoutOptions& o = {}) : options(o) {}
