@@ -304,8 +304,6 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& of
 // whole channels of [N, C, ...].
 Tensor alpha_dropout(const Tensor& x, double p, bool train);
 Tensor feature_alpha_dropout(const Tensor& x, double p, bool train);
-// A sample of the Gumbel-softmax distribution over `dim`; hard: one-hot with the soft gradient.
-Tensor gumbel_softmax(const Tensor& logits, double tau = 1.0, bool hard = false, int64_t dim = -1);
 // self's elements where mask (broadcast to self) is true, taken in order from source. On the
 // cpu device a source with too few elements is an error; on lazy (where counting would cost a
 // sync) the last element of source is repeated.

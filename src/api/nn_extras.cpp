@@ -1,5 +1,5 @@
 // Composites of issue 17's remaining functionals: im2col/col2im (F::unfold/F::fold) as index maps
-// built on the host, masked_scatter, alpha_dropout and feature_alpha_dropout, gumbel_softmax, and
+// built on the host, masked_scatter, alpha_dropout and feature_alpha_dropout, and
 // torch::linalg's vector_norm/matrix_norm/norm. Each is written over primitives, so the lazy
 // device fuses it and autograd needs no formula of its own.
 #include <cmath>
@@ -154,21 +154,6 @@ Tensor feature_alpha_dropout(const Tensor& x, double p, bool train) {
   Dims noise(x.sizes());
   for (size_t i = 2; i < noise.size(); ++i) noise[i] = 1;
   return alpha_dropout_impl("feature_alpha_dropout", x, p, train, noise);
-}
-
-Tensor gumbel_softmax(const Tensor& logits, double tau, bool hard, int64_t dim) {
-  OpContext ctx("gumbel_softmax");
-  LT_CHECK(is_floating(logits.dtype()), "gumbel_softmax: expected floating-point logits, got ",
-           dtype_name(logits.dtype()));
-  LT_CHECK(tau > 0, "gumbel_softmax: tau must be positive, got ", tau);
-  // Gumbel(0, 1) noise -log(E), E ~ Exp(1) = -log(1 - U), U ~ [0, 1); E is kept above 0.
-  Tensor u = rand(logits.sizes(), logits.options());
-  Tensor e = (-log1p(-u)).clamp_min(std::numeric_limits<float>::min());
-  Tensor soft = softmax((logits - log(e)) / tau, dim);
-  if (!hard) return soft;
-  // A one-hot of the argmax whose gradient is the soft sample's (the straight-through trick).
-  Tensor hot = zeros_like(soft).scatter(dim, soft.argmax(dim, true), 1.0);
-  return hot - soft.detach() + soft;
 }
 
 Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& offsets,

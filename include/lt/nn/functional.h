@@ -29,7 +29,6 @@ using lt::feature_alpha_dropout;
 using lt::feature_dropout;
 using lt::gelu;
 using lt::glu;
-using lt::gumbel_softmax;
 using lt::hardsigmoid;
 using lt::hardswish;
 using lt::hardtanh;
@@ -300,8 +299,11 @@ inline Tensor feature_alpha_dropout(const Tensor& x, const FeatureAlphaDropoutFu
   return detail::inplace_result(x, lt::feature_alpha_dropout(x, o.p(), o.training()),
                                 o.inplace() && o.training());
 }
+// A sample of the Gumbel-softmax distribution over `dim`; hard: one-hot with the soft
+// sample's gradient (src/nn/gumbel.cpp).
+Tensor gumbel_softmax(const Tensor& logits, double tau = 1.0, bool hard = false, int64_t dim = -1);
 inline Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& o) {
-  return lt::gumbel_softmax(logits, o.tau(), o.hard(), o.dim());
+  return gumbel_softmax(logits, o.tau(), o.hard(), o.dim());
 }
 inline Tensor unfold(const Tensor& x, const UnfoldFuncOptions& o) {
   return lt::im2col(x, o.kernel_size(), o.dilation(), o.padding(), o.stride());
