@@ -5,6 +5,9 @@
 //     loss mean(out^2), backward, Adam (steps/s);
 //   lstm_step: the main job's --model lstm: a 2-layer LSTM(28, 128) over 28 steps of 28 pixels,
 //     batch 64, Linear(128, 10) on the last output, cross_entropy, backward, Adam (steps/s);
+//   resnet_step: the main job's --model resnet (tools/models.h: a 3x3 stem of 24 channels, residual
+//     blocks of 24, 48 and 96 channels at 28x28, 14x14 and 7x7 with BatchNorm2d, global average
+//     pooling, Linear(96, 10)), batch 64, cross_entropy, backward, Adam (steps/s);
 //   charlm_step: the main job's --model charlm: a character language model (Embedding(114, 64)
 //     plus learned positions, a 2-layer norm_first TransformerDecoder of width 64, 4 heads,
 //     ff 256, causal self- and memory attention, Linear(64, 114)), batch 32 of 64 characters,
@@ -16,6 +19,8 @@
 // Compiles happen in warm-up steps, outside the timed loop.
 // Run: ./build/bench/bench_train
 #include "bench_util.h"
+#include "charlm.h"
+#include "models.h"
 
 namespace {
 
@@ -39,6 +44,16 @@ constexpr double kLstmFlops =
 // attentions; then the head 64 -> 114.
 constexpr double kCharLmFlops =
     3.0 * 2 * 2048 * (2 * (8 * 64.0 * 64 + 2 * 64.0 * 256 + 2 * 2 * 64.0 * 64) + 64.0 * 114);
+
+// Per image (w = models::kResnetWidth): the stem (1 -> w at 28x28), the 28x28 block (two w -> w),
+// the 14x14 block (w -> 2w, 2w -> 2w, the 1x1 shortcut w -> 2w) and the 7x7 block (2w -> 4w,
+// 4w -> 4w, 1x1 2w -> 4w), all 3x3 but the shortcuts; then the head 4w -> 10; batch 64.
+constexpr double kW = models::kResnetWidth;
+constexpr double kResnetFlops =
+    3.0 * 2 * 64 *
+    (784.0 * 9 * kW + 2 * 784.0 * 9 * kW * kW +
+     196.0 * (9 * kW * 2 * kW + 9 * 4 * kW * kW + 2 * kW * kW) +
+     49.0 * (9 * 2 * kW * 4 * kW + 9 * 16 * kW * kW + 8 * kW * kW) + 4 * kW * 10);
 
 struct Mlp {
   static constexpr double kFlops = kMlpFlops;
@@ -106,39 +121,39 @@ struct Lstm {
 
 struct CharLm {
   static constexpr double kFlops = kCharLmFlops;
-  static constexpr int64_t kVocab = 114, kT = 64, kB = 32, kD = 64;
-  lt::nn::Embedding embed{kVocab, kD};
-  lt::nn::TransformerDecoder decoder{
-      lt::nn::TransformerDecoderOptions(lt::nn::TransformerDecoderLayerOptions(kD, 4)
-                                            .dim_feedforward(4 * kD)
-                                            .norm_first(true)
-                                            .batch_first(true),
-                                        2)
-          .norm(lt::nn::AnyModule(lt::nn::LayerNorm(lt::nn::LayerNormOptions({kD}))))};
-  lt::nn::Linear head{kD, kVocab};
+  static constexpr int64_t kVocab = 114, kT = 64, kB = 32;
+  charlm::CharLm model{kVocab, kT, 64, 4, 2};  // lt-train's model
   std::unique_ptr<lt::optim::Adam> opt;
-  lt::Tensor pos, mask, x, y;
+  lt::Tensor x, y;
   explicit CharLm(lt::Device d) {
-    std::vector<lt::Tensor> params;
-    for (lt::nn::Module* m :
-         {static_cast<lt::nn::Module*>(embed.get()), static_cast<lt::nn::Module*>(decoder.get()),
-          static_cast<lt::nn::Module*>(head.get())}) {
-      m->to(d);
-      for (const lt::Tensor& p : m->parameters()) params.push_back(p);
-    }
-    pos = (lt::randn({1, kT, kD}) * 0.02).to(d).requires_grad_();
-    params.push_back(pos);
-    opt = std::make_unique<lt::optim::Adam>(params, lt::optim::AdamOptions(3e-3));
-    mask = lt::nn::TransformerImpl::generate_square_subsequent_mask(kT).to(d);
+    model->to(d);
+    opt = std::make_unique<lt::optim::Adam>(model->parameters(), lt::optim::AdamOptions(3e-3));
     x = lt::randint(0, kVocab, {kB, kT}).to(d);
     y = lt::randint(0, kVocab, {kB * kT}).to(d);
     lt::mark_step();
   }
   void step() {
     opt->zero_grad();
-    lt::Tensor h = embed->forward(x) + pos;
-    lt::Tensor logits = head->forward(decoder->forward(h, h, mask, mask));
-    lt::cross_entropy(logits.reshape({kB * kT, kVocab}), y).backward();
+    lt::cross_entropy(model->forward(x).reshape({kB * kT, kVocab}), y).backward();
+    opt->step();
+  }
+};
+
+struct Resnet {
+  static constexpr double kFlops = kResnetFlops;
+  lt::nn::Sequential model = models::resnet();  // lt-train's model
+  std::unique_ptr<lt::optim::Adam> opt;
+  lt::Tensor x, y;
+  explicit Resnet(lt::Device d) {
+    model->to(d);
+    opt = std::make_unique<lt::optim::Adam>(model->parameters(), lt::optim::AdamOptions(1e-3));
+    x = lt::randn({64, 1, 28, 28}).to(d);
+    y = lt::randint(0, 10, {64}).to(d);
+    lt::mark_step();
+  }
+  void step() {
+    opt->zero_grad();
+    lt::cross_entropy(model->forward(x), y).backward();
     opt->step();
   }
 };
@@ -184,6 +199,9 @@ const bool registered = [] {
       [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
   ltb::add(
       "lstm_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<Lstm>(st, s, 2); },
+      [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
+  ltb::add(
+      "resnet_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<Resnet>(st, s, 2); },
       [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
   ltb::add(
       "charlm_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<CharLm>(st, s, 2); },

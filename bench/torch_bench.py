@@ -44,6 +44,7 @@ WORKLOADS = {
     "transformer_step": ("steps/s", SYSTEMS),
     "lstm_step": ("steps/s", SYSTEMS),
     "charlm_step": ("steps/s", SYSTEMS),
+    "resnet_step": ("steps/s", SYSTEMS),
     "compile_mlp_step": ("ms", ("torch_lazy",)),
     "peak_rss_mlp_step": ("MB", SYSTEMS),
     "peak_rss_transformer_step": ("MB", SYSTEMS),
@@ -332,6 +333,47 @@ def make_charlm(ctx):
     return step
 
 
+def make_resnet(ctx):
+    """lt-train's --model resnet step (tools/models.h): batch 64 of 28x28 images, Adam."""
+    torch = ctx.torch
+    nn, f = torch.nn, torch.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                          nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            h = f.relu(self.bn1(self.conv1(x)))
+            h = self.bn2(self.conv2(h))
+            return f.relu(h + (x if self.down is None else self.down(x)))
+
+    w = 24  # tools/models.h's kResnetWidth
+    model = nn.Sequential(nn.Conv2d(1, w, 3, 1, 1, bias=False), nn.BatchNorm2d(w), nn.ReLU(),
+                          Block(w, w, 1), Block(w, 2 * w, 2), Block(2 * w, 4 * w, 2),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4 * w, 10))
+    model = model.to(ctx.device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x = torch.randn(64, 1, 28, 28).to(ctx.device)
+    y = torch.randint(0, 10, (64,)).to(ctx.device)
+    ctx.sync()
+
+    def step():
+        opt.zero_grad()
+        loss = f.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        ctx.barrier()
+    return step
+
+
 def steps_per_s(ctx, step, warmup, steps):
     for _ in range(warmup):
         step()
@@ -363,6 +405,10 @@ def w_lstm_step(ctx):
 
 def w_charlm_step(ctx):
     return steps_per_s(ctx, make_charlm(ctx), 2, 2 if ctx.quick else 10)
+
+
+def w_resnet_step(ctx):
+    return steps_per_s(ctx, make_resnet(ctx), 2, 2 if ctx.quick else 10)
 
 
 def w_compile_mlp_step(ctx):

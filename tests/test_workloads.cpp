@@ -1,7 +1,8 @@
-// lt-train --model charlm (tools/charlm.h): the corpus reader (which files, the vocabulary, the
-// unigram entropy), the model's causality on cpu and lazy (a token changes the logits of its
-// own and later positions only), and a short training run whose loss falls below the unigram
-// entropy of its text.
+// lt-train's own models. --model charlm (tools/charlm.h): the corpus reader (which files, the
+// vocabulary, the unigram entropy), the model's causality on cpu and lazy (a token changes the
+// logits of its own and later positions only), and a short training run whose loss falls below
+// the unigram entropy of its text. --model resnet (tools/models.h): shapes, lazy against eager,
+// and a few training steps.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "charlm.h"
+#include "models.h"
 
 namespace {
 
@@ -106,6 +108,40 @@ TEST(CharLm, ShortTrainingFallsBelowTheUnigramEntropy) {
   EXPECT_LT(last, h) << out;
   EXPECT_NE(out.find("fell below the unigram entropy at step"), std::string::npos) << out;
   EXPECT_NE(out.find("sample: "), std::string::npos) << out;
+}
+
+// The ResNet: [N, 1, 28, 28] -> [N, 10]; the lazy device computes what eager does, in training
+// (batch statistics, running stats updated) and in eval mode; Adam steps fit a fixed batch.
+TEST(Resnet, LazyMatchesEagerAndTrains) {
+  lt::manual_seed(6);
+  lt::nn::Sequential cpu_net = models::resnet(8);
+  lt::manual_seed(6);
+  lt::nn::Sequential lazy_net = models::resnet(8);
+  lazy_net->to(lt::Device("lazy"));
+  Tensor x = lt::rand({4, 1, 28, 28}), y = lt::tensor(std::vector<int64_t>{0, 3, 3, 9}, {4});
+  Tensor a = cpu_net->forward(x), b = lazy_net->forward(x.to(lt::Device("lazy")));
+  ASSERT_EQ(a.sizes().vec(), (std::vector<int64_t>{4, 10}));
+  // float32 through 7 convolutions and batch norms: sums in other orders.
+  EXPECT_TRUE(b.cpu().allclose(a, 1e-4, 1e-4));
+  auto stats = [](lt::nn::Sequential& n) { return n->named_buffers()["1.running_mean"].cpu(); };
+  EXPECT_TRUE(stats(lazy_net).allclose(stats(cpu_net), 1e-5, 1e-6));
+  EXPECT_GT(stats(cpu_net).abs().max().item<float>(), 0.0f);  // moved from zero
+  cpu_net->eval();
+  lazy_net->eval();
+  EXPECT_TRUE(
+      lazy_net->forward(x.to(lt::Device("lazy"))).cpu().allclose(cpu_net->forward(x), 1e-4, 1e-4));
+  lazy_net->train();
+  lt::optim::Adam opt(lazy_net->parameters(), lt::optim::AdamOptions(3e-3));
+  double first = 0, last = 0;
+  for (int step = 0; step < 8; ++step) {
+    opt.zero_grad();
+    Tensor loss =
+        lt::cross_entropy(lazy_net->forward(x.to(lt::Device("lazy"))), y.to(lt::Device("lazy")));
+    loss.backward();
+    opt.step();
+    (step == 0 ? first : last) = loss.item<double>();
+  }
+  EXPECT_LT(last, first * 0.7) << first << " -> " << last;
 }
 
 }  // namespace
