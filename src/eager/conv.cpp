@@ -1,4 +1,5 @@
-// conv2d as im2col + GEMM per image and group (1x1/stride-1 convs skip im2col); pooling loops.
+// conv2d as im2col + GEMM over chunks of images per group (1x1/stride-1 convs skip im2col);
+// pooling loops.
 #include <cblas.h>
 
 #include <algorithm>
@@ -25,42 +26,93 @@ ConvGeom geom(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t O
   return {C, H, W, KH, KW, OH, OW, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w};
 }
 
-// cols[K, L] <- the receptive fields of one image-group x[C, H, W] (zero outside).
+// The convolutions run on chunks of images: im2col of `nb` images of one group side by side
+// gives cols [K, nb L], and one GEMM per chunk and group does the work of nb per-image GEMMs,
+// with one parallel region per chunk instead of one per image (per-image calls left OpenMP's
+// barriers and small GEMMs most of a small ResNet's step). A chunk's cols stay within
+// kColsBudget elements.
+constexpr int64_t kColsBudget = int64_t{1} << 21;  // 8 MB of floats
+
+int64_t chunk_of(const ConvGeom& g, int64_t n) {
+  return std::clamp<int64_t>(kColsBudget / std::max<int64_t>(g.K() * g.L(), 1), 1, n);
+}
+
+// One im2col row (channel c, kernel offset kh, kw) of one image plane x[H, W] into dst[L]:
+// per output row the in-range span is a strided copy, the rest zero.
 template <typename T>
-void im2col(const T* x, const ConvGeom& g, T* cols) {
-  parallel_for(g.K(), 16, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      int64_t c = r / (g.KH * g.KW), kh = (r / g.KW) % g.KH, kw = r % g.KW;
-      T* dst = cols + r * g.L();
-      for (int64_t oh = 0; oh < g.OH; ++oh) {
-        int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-        for (int64_t ow = 0; ow < g.OW; ++ow) {
-          int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-          dst[oh * g.OW + ow] =
-              (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W) ? x[(c * g.H + ih) * g.W + iw] : T(0);
-        }
-      }
+void im2col_row(const T* x, const ConvGeom& g, int64_t kh, int64_t kw, T* dst) {
+  const int64_t off_w = kw * g.dw - g.pw;  // iw = ow * sw + off_w
+  const int64_t lo = off_w >= 0 ? 0 : std::min(g.OW, (-off_w + g.sw - 1) / g.sw);
+  const int64_t hi = g.W - off_w <= 0 ? 0 : std::min(g.OW, (g.W - off_w + g.sw - 1) / g.sw);
+  for (int64_t oh = 0; oh < g.OH; ++oh, dst += g.OW) {
+    const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+    if (ih < 0 || ih >= g.H || hi <= lo) {
+      std::fill(dst, dst + g.OW, T(0));
+      continue;
+    }
+    const T* row = x + ih * g.W + off_w;
+    std::fill(dst, dst + lo, T(0));
+    if (g.sw == 1)
+      std::copy(row + lo, row + hi, dst + lo);
+    else
+      for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = row[ow * g.sw];
+    std::fill(dst + hi, dst + g.OW, T(0));
+  }
+}
+
+// cols[K, nb L] <- images n0 .. n0 + nb of group gi of x[N, Ctot, H, W].
+template <typename T>
+void im2col_chunk(const T* x, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, const ConvGeom& g,
+                  T* cols) {
+  const int64_t kk = g.KH * g.KW;
+  parallel_for(g.K() * nb, 4, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t r = i / nb, n = i % nb, c = r / kk, kh = (r / g.KW) % g.KH, kw = r % g.KW;
+      im2col_row(x + ((n0 + n) * ctot + gi * g.C + c) * g.H * g.W, g, kh, kw,
+                 cols + (r * nb + n) * g.L());
     }
   });
 }
 
-// x[C, H, W] += the columns scattered back (the adjoint of im2col).
+// x[N, Ctot, H, W] (group gi, images n0 ..) += cols[K, nb L] scattered back (im2col's adjoint).
 template <typename T>
-void col2im(const T* cols, const ConvGeom& g, T* x) {
-  parallel_for(g.C, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c)
+void col2im_chunk(const T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb,
+                  const ConvGeom& g, T* x) {
+  parallel_for(g.C * nb, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t c = i / nb, n = i % nb;
+      T* plane = x + ((n0 + n) * ctot + gi * g.C + c) * g.H * g.W;
       for (int64_t kh = 0; kh < g.KH; ++kh)
         for (int64_t kw = 0; kw < g.KW; ++kw) {
-          const T* src = cols + ((c * g.KH + kh) * g.KW + kw) * g.L();
+          const T* src = cols + ((((c * g.KH + kh) * g.KW + kw) * nb) + n) * g.L();
           for (int64_t oh = 0; oh < g.OH; ++oh) {
-            int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+            const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
             if (ih < 0 || ih >= g.H) continue;
             for (int64_t ow = 0; ow < g.OW; ++ow) {
-              int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-              if (iw >= 0 && iw < g.W) x[(c * g.H + ih) * g.W + iw] += src[oh * g.OW + ow];
+              const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
+              if (iw >= 0 && iw < g.W) plane[ih * g.W + iw] += src[oh * g.OW + ow];
             }
           }
         }
+    }
+  });
+}
+
+// Between a tensor y[N, O, L] (group gi's Og channels, images n0 ..) and a matrix m[Og, nb L]:
+// to_matrix gathers, else scatters.
+template <typename T>
+void regroup(T* y, int64_t o, int64_t gi, int64_t og, int64_t n0, int64_t nb, int64_t l, T* m,
+             bool to_matrix) {
+  parallel_for(og * nb, 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t oc = i / nb, n = i % nb;
+      T* t = y + ((n0 + n) * o + gi * og + oc) * l;
+      T* v = m + (oc * nb + n) * l;
+      if (to_matrix)
+        std::copy(t, t + l, v);
+      else
+        std::copy(v, v + l, t);
+    }
   });
 }
 
@@ -91,26 +143,32 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
   const int64_t N = x.size(0), C = x.size(1), O = w.size(0);
   const ConvGeom g = geom(C / groups, x.size(2), x.size(3), w.size(2), w.size(3), out.size(2),
                           out.size(3), p);
-  const int64_t Og = O / groups;
+  const int64_t Og = O / groups, L = g.L();
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* po = static_cast<T*>(out.raw_data_ptr());
-  std::vector<T> cols(is_direct(g) ? 0 : static_cast<size_t>(g.K() * g.L()));
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      const T* xg = px + (n * C + gi * g.C) * g.H * g.W;
-      const T* src = xg;
-      if (!is_direct(g)) {
-        im2col(xg, g, cols.data());
-        src = cols.data();
+  if (is_direct(g)) {
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t gi = 0; gi < groups; ++gi)
+        gemm<T>(false, false, Og, L, g.K(), pw + gi * Og * g.K(), px + (n * C + gi * g.C) * L, T(0),
+                po + (n * O + gi * Og) * L);
+  } else {
+    const int64_t nb = chunk_of(g, N);
+    std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)),
+        prod(static_cast<size_t>(Og * nb * L));
+    for (int64_t n0 = 0; n0 < N; n0 += nb) {
+      const int64_t m = std::min(nb, N - n0);
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        im2col_chunk(px, C, gi, n0, m, g, cols.data());
+        gemm<T>(false, false, Og, m * L, g.K(), pw + gi * Og * g.K(), cols.data(), T(0),
+                prod.data());
+        regroup(po, O, gi, Og, n0, m, L, prod.data(), false);
       }
-      gemm<T>(false, false, Og, g.L(), g.K(), pw + gi * Og * g.K(), src, T(0),
-              po + (n * O + gi * Og) * g.L());
     }
+  }
   if (bias.defined()) {
     Tensor b = dense(bias);
     const T* pb = static_cast<const T*>(b.raw_data_ptr());
-    const int64_t L = g.L();
     parallel_for(N * O, 64, [&](int64_t s, int64_t e) {
       for (int64_t i = s; i < e; ++i) {
         T v = pb[i % O];
@@ -121,7 +179,7 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
   }
 }
 
-// dx = conv2d's adjoint in x: cols = w_g^T @ g_ng, scattered back with col2im.
+// dx = conv2d's adjoint in x: cols = w_g^T @ g, scattered back with col2im.
 template <typename T>
 void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs& p,
                            const Tensor& out) {
@@ -130,26 +188,31 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
   const int64_t N = out.size(0), C = out.size(1), O = w.size(0);
   const ConvGeom g = geom(C / groups, out.size(2), out.size(3), w.size(2), w.size(3), go.size(2),
                           go.size(3), p);
-  const int64_t Og = O / groups;
-  const T* pg = static_cast<const T*>(go.raw_data_ptr());
+  const int64_t Og = O / groups, L = g.L();
+  T* pg = static_cast<T*>(go.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* px = static_cast<T*>(out.raw_data_ptr());
+  if (is_direct(g)) {
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t gi = 0; gi < groups; ++gi)
+        gemm<T>(true, false, g.K(), L, Og, pw + gi * Og * g.K(), pg + (n * O + gi * Og) * L, T(0),
+                px + (n * C + gi * g.C) * L);
+    return;
+  }
   std::fill(px, px + out.numel(), T(0));
-  std::vector<T> cols(static_cast<size_t>(g.K() * g.L()));
-  for (int64_t n = 0; n < N; ++n)
+  const int64_t nb = chunk_of(g, N);
+  std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
+  for (int64_t n0 = 0; n0 < N; n0 += nb) {
+    const int64_t m = std::min(nb, N - n0);
     for (int64_t gi = 0; gi < groups; ++gi) {
-      T* xg = px + (n * C + gi * g.C) * g.H * g.W;
-      const T* gg = pg + (n * O + gi * Og) * g.L();
-      if (is_direct(g)) {
-        gemm<T>(true, false, g.K(), g.L(), Og, pw + gi * Og * g.K(), gg, T(0), xg);
-      } else {
-        gemm<T>(true, false, g.K(), g.L(), Og, pw + gi * Og * g.K(), gg, T(0), cols.data());
-        col2im(cols.data(), g, xg);
-      }
+      regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
+      gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.data(), T(0), cols.data());
+      col2im_chunk(cols.data(), C, gi, n0, m, g, px);
     }
+  }
 }
 
-// dw_g += g_ng @ cols(x_ng)^T over the batch.
+// dw_g += g @ cols(x)^T over the batch.
 template <typename T>
 void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttrs& p,
                             const Tensor& out) {
@@ -158,23 +221,28 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
   const int64_t N = x.size(0), C = x.size(1), O = out.size(0);
   const ConvGeom g = geom(C / groups, x.size(2), x.size(3), out.size(2), out.size(3), go.size(2),
                           go.size(3), p);
-  const int64_t Og = O / groups;
-  const T* pg = static_cast<const T*>(go.raw_data_ptr());
+  const int64_t Og = O / groups, L = g.L();
+  T* pg = static_cast<T*>(go.raw_data_ptr());
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   T* pw = static_cast<T*>(out.raw_data_ptr());
   std::fill(pw, pw + out.numel(), T(0));
-  std::vector<T> cols(is_direct(g) ? 0 : static_cast<size_t>(g.K() * g.L()));
-  for (int64_t n = 0; n < N; ++n)
+  if (is_direct(g)) {
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t gi = 0; gi < groups; ++gi)
+        gemm<T>(false, true, Og, g.K(), L, pg + (n * O + gi * Og) * L, px + (n * C + gi * g.C) * L,
+                T(1), pw + gi * Og * g.K());
+    return;
+  }
+  const int64_t nb = chunk_of(g, N);
+  std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
+  for (int64_t n0 = 0; n0 < N; n0 += nb) {
+    const int64_t m = std::min(nb, N - n0);
     for (int64_t gi = 0; gi < groups; ++gi) {
-      const T* xg = px + (n * C + gi * g.C) * g.H * g.W;
-      const T* src = xg;
-      if (!is_direct(g)) {
-        im2col(xg, g, cols.data());
-        src = cols.data();
-      }
-      gemm<T>(false, true, Og, g.K(), g.L(), pg + (n * O + gi * Og) * g.L(), src, T(1),
-              pw + gi * Og * g.K());
+      regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
+      im2col_chunk(px, C, gi, n0, m, g, cols.data());
+      gemm<T>(false, true, Og, g.K(), m * L, gm.data(), cols.data(), T(1), pw + gi * Og * g.K());
     }
+  }
 }
 
 // One pooling window along one axis: the first input position, the step between positions and
