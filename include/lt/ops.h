@@ -285,6 +285,10 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList st
 // [N, C, L] (or [C, L]) with weight [out, C / groups, k]: conv2d of a height-1 image.
 Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1},
               IntList padding = {0}, IntList dilation = {1}, int64_t groups = 1);
+// einsum as torch.einsum: "bij,bjk->bik", an implicit output ("ij,jk"), "..." broadcast dims,
+// repeated subscripts (diagonals), any number of operands (contracted left to right by bmm).
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
+
 // im2col / col2im (F::unfold / F::fold): x [N, C, H, W] (or [C, H, W]) -> [N, C kH kW, L], the
 // values under each sliding window (L positions, zero padding), and back, summing overlaps.
 Tensor im2col(const Tensor& x, IntList kernel_size, IntList dilation = {1, 1},
