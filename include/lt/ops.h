@@ -334,6 +334,10 @@ Tensor avg_pool2d(const Tensor& x, IntList kernel, IntList stride = {}, IntList 
 // Adaptive average pooling: output windows [floor(i * in / out), ceil((i + 1) * in / out)).
 Tensor adaptive_avg_pool1d(const Tensor& x, IntList output_size);
 Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size);
+// (values, indices into each flattened input plane): the first maximum of each adaptive window,
+// which alone takes the gradient, as PyTorch's.
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& x, IntList output_size);
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, IntList output_size);
 // Resizing of [N, C, L] or [N, C, H, W] by size or scale_factor: nearest (any dtype), linear
 // (3-d) or bilinear (4-d) with or without align_corners, as PyTorch's F.interpolate.
 Tensor interpolate(const Tensor& x, IntList size, const std::vector<double>& scale_factor = {},

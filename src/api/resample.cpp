@@ -1,10 +1,11 @@
-// Adaptive average pooling and interpolation (nearest, linear, bilinear), written as separable
-// maps along each spatial dim: nearest is an index_select (exact, any dtype); linear weights and
-// adaptive averages are a small [out, in] matrix applied by matmul, so both run on either device
-// and differentiate through matmul/index_select. Weights and source positions follow PyTorch's
-// formulas (area_pixel_compute_source_index and the adaptive start/end indices), in float as
-// PyTorch computes them.
+// Adaptive average and max pooling and interpolation (nearest, linear, bilinear), written as
+// separable maps along each spatial dim: nearest is an index_select (exact, any dtype); linear
+// weights and adaptive averages are a small [out, in] matrix applied by matmul, so both run on
+// either device and differentiate through matmul/index_select. Weights and source positions follow
+// PyTorch's formulas (area_pixel_compute_source_index and the adaptive start/end indices), in float
+// as PyTorch computes them.
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "api/dispatch.h"
@@ -59,6 +60,64 @@ float source_index(int64_t i, int64_t in, int64_t out, bool align_corners,
   return src < 0 ? 0.f : src;
 }
 
+// Adaptive max pooling over the last k = out.size() dims: every output position's window (the
+// adaptive start/end indices) gathered from the flattened plane by one index_select, padded to
+// the largest window with repeats of its own first element (which cannot change the maximum),
+// and its first maximum taken by argmax and gather, so the gradient goes to that element only,
+// as PyTorch's. Returns (values, indices into the flattened plane).
+std::tuple<Tensor, Tensor> adaptive_max(const Tensor& x0, IntList out, const char* name) {
+  const int64_t k = static_cast<int64_t>(out.size());
+  Tensor x = require_spatial(x0, k, name);
+  std::vector<int64_t> in_sizes, starts_stride;
+  int64_t plane = 1, positions = 1, window = 1;
+  std::vector<std::vector<int64_t>> s(k), e(k);
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t in = x.size(2 + j), o = out[j];
+    LT_CHECK(o > 0 && in > 0, name, ": output size ", shape_str(out), " and input ",
+             shape_str(x0.sizes()), " must be positive");
+    int64_t widest = 0;
+    for (int64_t i = 0; i < o; ++i) {
+      s[j].push_back((i * in) / o);
+      e[j].push_back(((i + 1) * in + o - 1) / o);
+      widest = std::max(widest, e[j].back() - s[j].back());
+    }
+    in_sizes.push_back(in);
+    plane *= in, positions *= o, window *= widest;
+  }
+  // idx[p * window + w]: for output position p (row-major), window element w (row-major within
+  // the window, padded with the window's first element).
+  std::vector<int64_t> idx;
+  idx.reserve(static_cast<size_t>(positions * window));
+  for (int64_t p = 0; p < positions; ++p) {
+    std::vector<int64_t> at(static_cast<size_t>(k));
+    for (int64_t j = k - 1, r = p; j >= 0; --j)
+      at[static_cast<size_t>(j)] = r % out[j], r /= out[j];
+    std::vector<int64_t> cells = {0};
+    for (int64_t j = 0; j < k; ++j) {
+      std::vector<int64_t> next;
+      for (int64_t c : cells)
+        for (int64_t i = s[j][at[j]]; i < e[j][at[j]]; ++i) next.push_back(c * in_sizes[j] + i);
+      cells = next;
+    }
+    for (int64_t w = 0; w < window; ++w)
+      idx.push_back(cells[static_cast<size_t>(w) < cells.size() ? w : 0]);
+  }
+  Tensor table = tensor(idx, {positions, window}).to(x.device());
+  const int64_t n = x.size(0), c = x.size(1);
+  Tensor vals = x.reshape({n, c, plane})
+                    .index_select(2, table.reshape({-1}))
+                    .reshape({n, c, positions, window});
+  Tensor best = vals.argmax(3, true);  // the first maximum, NaN above every number
+  Tensor y = vals.gather(3, best).squeeze(3);
+  Tensor where_in_plane = table.expand({n, c, positions, window}).gather(3, best).squeeze(3);
+  std::vector<int64_t> shape = {n, c};
+  shape.insert(shape.end(), out.begin(), out.end());
+  y = y.reshape(shape);
+  Tensor indices = where_in_plane.reshape(shape);
+  if (x0.dim() == k + 1) return {y.squeeze(0), indices.squeeze(0)};
+  return {y, indices};
+}
+
 }  // namespace
 
 Tensor adaptive_avg_pool1d(const Tensor& x, IntList output_size) {
@@ -72,6 +131,22 @@ Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size) {
   std::vector<int64_t> o(output_size.begin(), output_size.end());
   if (o.size() == 1) o.push_back(o[0]);
   return adaptive_avg(x, IntList(o), "adaptive_avg_pool2d");
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& x, IntList output_size) {
+  OpContext ctx("adaptive_max_pool1d");
+  LT_CHECK(output_size.size() == 1, "adaptive_max_pool1d: output_size must be one int, got ",
+           shape_str(output_size));
+  return adaptive_max(x, output_size, "adaptive_max_pool1d");
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, IntList output_size) {
+  OpContext ctx("adaptive_max_pool2d");
+  LT_CHECK(output_size.size() == 2 || output_size.size() == 1,
+           "adaptive_max_pool2d: output_size must be 1 or 2 ints, got ", shape_str(output_size));
+  std::vector<int64_t> o(output_size.begin(), output_size.end());
+  if (o.size() == 1) o.push_back(o[0]);
+  return adaptive_max(x, IntList(o), "adaptive_max_pool2d");
 }
 
 Tensor interpolate(const Tensor& x0, IntList size, const std::vector<double>& scale_factor,

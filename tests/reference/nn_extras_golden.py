@@ -54,3 +54,14 @@ for name, fn in [
                                                       mode="max", include_last_offset=True)),
         ("bag_1d_mean", lambda w: F.embedding_bag(idx1, w, offsets, mode="mean"))]:
     case(name, fn, [5, 3])
+
+# adaptive max pooling: values (with their gradient) and the indices
+for name, fn, shape in [
+        ("amax2d", lambda x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True), [2, 3, 5, 7]),
+        ("amax1d", lambda x: F.adaptive_max_pool1d(x, 4, return_indices=True), [2, 3, 10])]:
+    x = fill(shape, 100)
+    y, i = fn(x)
+    emit(name, y)
+    emit(name + "_idx", i.double())
+    (y * fill(list(y.shape), 103)).sum().backward()
+    emit(name + "_dx", x.grad)

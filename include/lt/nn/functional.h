@@ -222,6 +222,8 @@ struct InstanceNormFuncOptions {
 };
 using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
+using AdaptiveMaxPool1dFuncOptions = AdaptiveMaxPool1dOptions;
+using AdaptiveMaxPool2dFuncOptions = AdaptiveMaxPool2dOptions;
 using InterpolateFuncOptions = InterpolateOptions;
 using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
@@ -360,6 +362,20 @@ inline Tensor instance_norm(const Tensor& x, const InstanceNormFuncOptions& o = 
 }
 inline Tensor adaptive_avg_pool1d(const Tensor& x, const AdaptiveAvgPool1dFuncOptions& o) {
   return lt::adaptive_avg_pool1d(x, o.output_size());
+}
+inline std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(
+    const Tensor& x, const AdaptiveMaxPool1dFuncOptions& o) {
+  return lt::adaptive_max_pool1d(x, o.output_size());
+}
+inline Tensor adaptive_max_pool1d(const Tensor& x, const AdaptiveMaxPool1dFuncOptions& o) {
+  return std::get<0>(lt::adaptive_max_pool1d(x, o.output_size()));
+}
+inline std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
+    const Tensor& x, const AdaptiveMaxPool2dFuncOptions& o) {
+  return lt::adaptive_max_pool2d(x, o.output_size());
+}
+inline Tensor adaptive_max_pool2d(const Tensor& x, const AdaptiveMaxPool2dFuncOptions& o) {
+  return std::get<0>(lt::adaptive_max_pool2d(x, o.output_size()));
 }
 inline Tensor adaptive_avg_pool2d(const Tensor& x, const AdaptiveAvgPool2dFuncOptions& o) {
   return lt::adaptive_avg_pool2d(x, o.output_size());

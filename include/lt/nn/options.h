@@ -254,6 +254,10 @@ struct AdaptiveAvgPoolOptions {
 };
 using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<1>;
 using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<2>;
+template <size_t D>
+using AdaptiveMaxPoolOptions = AdaptiveAvgPoolOptions<D>;
+using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<1>;
+using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<2>;
 
 // Upsample and F::interpolate: a size or a scale factor per spatial dim (or one for all).
 struct UpsampleOptions {

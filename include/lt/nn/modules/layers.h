@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "lt/nn/functional.h"
@@ -265,6 +266,24 @@ LT_MODULE(Unflatten);
   LT_MODULE(Name)
 LT_NN_POOL(AdaptiveAvgPool1d, adaptive_avg_pool1d, 1);
 LT_NN_POOL(AdaptiveAvgPool2d, adaptive_avg_pool2d, 2);
+// AdaptiveMaxPool1d/2d: forward gives the values, forward_with_indices also the indices.
+#define LT_NN_ADAPTIVE_MAX(Name, fn, D)                                              \
+  class Name##Impl : public Module {                                                 \
+   public:                                                                           \
+    explicit Name##Impl(const Name##Options& o) : options(o) {}                      \
+    explicit Name##Impl(ExpandingArray<D> size) : Name##Impl(Name##Options(size)) {} \
+    Tensor forward(const Tensor& x) { return functional::fn(x, options); }           \
+    std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) {               \
+      return functional::fn##_with_indices(x, options);                              \
+    }                                                                                \
+    std::string name() const override { return #Name; }                              \
+    LT_CLONE_FROM_OPTIONS(Name##Impl)                                                \
+    Name##Options options;                                                           \
+  };                                                                                 \
+  LT_MODULE(Name)
+LT_NN_ADAPTIVE_MAX(AdaptiveMaxPool1d, adaptive_max_pool1d, 1);
+LT_NN_ADAPTIVE_MAX(AdaptiveMaxPool2d, adaptive_max_pool2d, 2);
+#undef LT_NN_ADAPTIVE_MAX
 LT_NN_POOL(MaxPool1d, max_pool1d, 1);
 LT_NN_POOL(MaxPool2d, max_pool2d, 2);
 LT_NN_POOL(AvgPool1d, avg_pool1d, 1);
