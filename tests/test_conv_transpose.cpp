@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "error_message.h"
+#include "golden.h"
 #include "gradcheck.h"
 #include "lt/lt.h"
 
@@ -223,20 +224,12 @@ const std::vector<double> k_t2d_1x1_dx = {
 const std::vector<double> k_t2d_1x1_dw = {-0.23939642623141499, 0.30971985861756129,
                                           0.1735272281549019, -0.21697340160247902};
 
-std::vector<double> dv(const Tensor& t) { return t.cpu().to(lt::kFloat64).to_vector<double>(); }
-
-// Element j of the k-th filled tensor, as conv_transpose_golden.py: 0.4 sin(1.7 j + 0.9 k + 0.1).
+std::vector<double> dv(const Tensor& t) { return lt_test::values_of(t); }
 Tensor filled(const std::vector<int64_t>& sizes, int k, lt::Device d) {
-  std::vector<double> v(static_cast<size_t>(lt_test::numel_of(sizes)));
-  for (size_t j = 0; j < v.size(); ++j) v[j] = 0.4 * std::sin(1.7 * j + 0.9 * k + 0.1);
-  return lt::tensor(v, sizes).to(d).requires_grad_();
+  return lt_test::filled(sizes, k, d).requires_grad_();
 }
-
 void expect_values(const Tensor& got, const std::vector<double>& want, const std::string& what) {
-  std::vector<double> g = dv(got);
-  ASSERT_EQ(g.size(), want.size()) << what;
-  for (size_t i = 0; i < g.size(); ++i)
-    EXPECT_NEAR(g[i], want[i], 1e-13) << what << " [" << i << "]";
+  lt_test::expect_golden(got, want, 1e-13, what);
 }
 
 using Fn = std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)>;

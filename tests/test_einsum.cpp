@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "error_message.h"
+#include "golden.h"
 #include "gradcheck.h"
 #include "lt/lt.h"
 
@@ -298,20 +299,10 @@ const std::vector<EinsumCase> kCases = {
        0.37125419162348311,  0.27817687679196806,  -0.16096485569393604, -0.39985914241459575}}},
 };
 
-std::vector<double> dv(const Tensor& t) { return t.cpu().to(lt::kFloat64).to_vector<double>(); }
-
-// Element j of the k-th filled tensor, as einsum_golden.py: 0.4 sin(1.7 j + 0.9 k + 0.1).
-Tensor filled(const std::vector<int64_t>& sizes, int k, lt::Device d) {
-  std::vector<double> v(static_cast<size_t>(lt_test::numel_of(sizes)));
-  for (size_t j = 0; j < v.size(); ++j) v[j] = 0.4 * std::sin(1.7 * j + 0.9 * k + 0.1);
-  return lt::tensor(v, sizes).to(d);
-}
-
+std::vector<double> dv(const Tensor& t) { return lt_test::values_of(t); }
+using lt_test::filled;
 void expect_values(const Tensor& got, const std::vector<double>& want, const std::string& what) {
-  std::vector<double> g = dv(got);
-  ASSERT_EQ(g.size(), want.size()) << what;
-  for (size_t i = 0; i < g.size(); ++i)
-    EXPECT_NEAR(g[i], want[i], 1e-13) << what << " [" << i << "]";
+  lt_test::expect_golden(got, want, 1e-13, what);
 }
 
 class Einsum : public ::testing::TestWithParam<std::string> {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "error_message.h"
+#include "golden.h"
 #include "gradcheck.h"
 #include "lt/lt.h"
 
@@ -118,18 +119,8 @@ std::string shape(const Tensor& t) {
   return s + "]";
 }
 
-std::vector<double> dv(const Tensor& t) { return t.cpu().to(lt::kFloat64).to_vector<double>(); }
-
-// Element j of the k-th filled tensor, as rnn_golden.py: 0.4 sin(1.7 j + 0.9 k + 0.1).
-std::vector<double> formula(int64_t n, int k) {
-  std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j)
-    v[static_cast<size_t>(j)] = 0.4 * std::sin(1.7 * j + 0.9 * k + 0.1);
-  return v;
-}
-Tensor filled(std::vector<int64_t> sizes, int k, lt::Device d) {
-  return lt::tensor(formula(lt_test::numel_of(sizes), k), sizes).to(d);
-}
+std::vector<double> dv(const Tensor& t) { return lt_test::values_of(t); }
+using lt_test::filled;  // tests/reference/golden.py's formula
 // The module in float64 on `d`, its parameters filled in registration order.
 void fill_parameters(lt::nn::Module& m, lt::Device d) {
   m.to(lt::kFloat64);
@@ -141,10 +132,7 @@ void fill_parameters(lt::nn::Module& m, lt::Device d) {
 
 void expect_values(const Tensor& got, const std::vector<int64_t>& sizes,
                    const std::vector<double>& want, double tol, const std::string& what) {
-  ASSERT_EQ(got.sizes().vec(), sizes) << what;
-  std::vector<double> g = dv(got);
-  ASSERT_EQ(g.size(), want.size()) << what;
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], tol) << what << " [" << i << "]";
+  lt_test::expect_golden(got, want, tol, what, &sizes);
 }
 
 class Rnn : public ::testing::TestWithParam<std::string> {

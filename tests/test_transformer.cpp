@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "error_message.h"
+#include "golden.h"
 #include "gradcheck.h"
 #include "lt/lt.h"
 
@@ -166,14 +167,8 @@ const std::vector<double> k_transformer_grad_w = {
     -0.0019621104054782595,  0.0025854372580424822,   0.0023884838441985737,
     -0.00022097697680826528, 0.00010209812983301241,  0.0042217121627210448};
 
-std::vector<double> dv(const Tensor& t) { return t.cpu().to(lt::kFloat64).to_vector<double>(); }
-
-// Element j of the k-th filled tensor, as transformer_golden.py: 0.4 sin(1.7 j + 0.9 k + 0.1).
-Tensor filled(std::vector<int64_t> sizes, int k, lt::Device d) {
-  std::vector<double> v(static_cast<size_t>(lt_test::numel_of(sizes)));
-  for (size_t j = 0; j < v.size(); ++j) v[j] = 0.4 * std::sin(1.7 * j + 0.9 * k + 0.1);
-  return lt::tensor(v, sizes).to(d);
-}
+std::vector<double> dv(const Tensor& t) { return lt_test::values_of(t); }
+using lt_test::filled;  // tests/reference/golden.py's formula
 // The module in float64 on `d`, parameter k of the sorted names filled with formula k.
 void fill_parameters(lt::nn::Module& m, lt::Device d) {
   m.to(lt::kFloat64);
@@ -187,10 +182,7 @@ void fill_parameters(lt::nn::Module& m, lt::Device d) {
 
 void expect_values(const Tensor& got, const std::vector<int64_t>& sizes,
                    const std::vector<double>& want, double tol, const std::string& what) {
-  ASSERT_EQ(got.sizes().vec(), sizes) << what;
-  std::vector<double> g = dv(got);
-  ASSERT_EQ(g.size(), want.size()) << what;
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], tol) << what << " [" << i << "]";
+  lt_test::expect_golden(got, want, tol, what, &sizes);
 }
 
 Tensor causal(int64_t n, lt::Device d) {

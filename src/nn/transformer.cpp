@@ -56,36 +56,34 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
   return norm.is_empty() ? x : norm.forward(x);
 }
 
+namespace {
+// The default encoder or decoder of a Transformer: num_layers layers from its options, then a
+// LayerNorm.
+template <typename LayerOptions, typename Stack, typename StackOptions>
+AnyModule default_stack(const TransformerOptions& t, int64_t num_layers) {
+  auto layer = LayerOptions(t.d_model(), t.nhead())
+                   .dim_feedforward(t.dim_feedforward())
+                   .dropout(t.dropout())
+                   .activation(t.activation())
+                   .layer_norm_eps(t.layer_norm_eps())
+                   .norm_first(t.norm_first())
+                   .batch_first(t.batch_first());
+  return AnyModule(Stack(
+      StackOptions(layer, num_layers)
+          .norm(AnyModule(LayerNorm(LayerNormOptions({t.d_model()}).eps(t.layer_norm_eps()))))));
+}
+}  // namespace
+
 TransformerImpl::TransformerImpl(TransformerOptions o) : options(std::move(o)) {
   const TransformerOptions& t = options;
-  if (!t.custom_encoder().is_empty()) {
-    encoder = t.custom_encoder().clone();
-  } else {
-    auto layer = TransformerEncoderLayerOptions(t.d_model(), t.nhead())
-                     .dim_feedforward(t.dim_feedforward())
-                     .dropout(t.dropout())
-                     .activation(t.activation())
-                     .layer_norm_eps(t.layer_norm_eps())
-                     .norm_first(t.norm_first())
-                     .batch_first(t.batch_first());
-    encoder = AnyModule(TransformerEncoder(
-        TransformerEncoderOptions(layer, t.num_encoder_layers())
-            .norm(AnyModule(LayerNorm(LayerNormOptions({t.d_model()}).eps(t.layer_norm_eps()))))));
-  }
-  if (!t.custom_decoder().is_empty()) {
-    decoder = t.custom_decoder().clone();
-  } else {
-    auto layer = TransformerDecoderLayerOptions(t.d_model(), t.nhead())
-                     .dim_feedforward(t.dim_feedforward())
-                     .dropout(t.dropout())
-                     .activation(t.activation())
-                     .layer_norm_eps(t.layer_norm_eps())
-                     .norm_first(t.norm_first())
-                     .batch_first(t.batch_first());
-    decoder = AnyModule(TransformerDecoder(
-        TransformerDecoderOptions(layer, t.num_decoder_layers())
-            .norm(AnyModule(LayerNorm(LayerNormOptions({t.d_model()}).eps(t.layer_norm_eps()))))));
-  }
+  encoder = !t.custom_encoder().is_empty()
+                ? t.custom_encoder().clone()
+                : default_stack<TransformerEncoderLayerOptions, TransformerEncoder,
+                                TransformerEncoderOptions>(t, t.num_encoder_layers());
+  decoder = !t.custom_decoder().is_empty()
+                ? t.custom_decoder().clone()
+                : default_stack<TransformerDecoderLayerOptions, TransformerDecoder,
+                                TransformerDecoderOptions>(t, t.num_decoder_layers());
   register_module("encoder", encoder.ptr());
   register_module("decoder", decoder.ptr());
   for (Tensor& p : parameters())

@@ -1,23 +1,16 @@
 # Regenerates the PyTorch reference values in tests/test_conv_transpose.cpp (run with Debian's
 # python3-torch: /usr/bin/python3 tests/reference/conv_transpose_golden.py). Inputs, weights
 # and the loss weights are filled by a formula that the C++ test repeats.
-import math
 import torch
 
-torch.set_default_dtype(torch.float64)
-F = torch.nn.functional
+from golden import emit, filled
 
 
 def fill(shape, k):
-    # Element j of the k-th filled tensor: 0.4 sin(1.7 j + 0.9 k + 0.1).
-    n = math.prod(shape)
-    v = torch.tensor([0.4 * math.sin(1.7 * j + 0.9 * k + 0.1) for j in range(n)])
-    return v.reshape(shape).requires_grad_()
+    return filled(shape, k).requires_grad_()
 
 
-def emit(name, t):
-    vals = ", ".join("%.17g" % x for x in t.detach().reshape(-1).tolist())
-    print("const std::vector<double> k_%s = {%s};" % (name, vals))
+F = torch.nn.functional
 
 
 def case(name, fn, x_shape, w_shape, b_shape, **kw):

@@ -1,21 +1,13 @@
 # Regenerates the PyTorch reference values in tests/test_einsum.cpp (run with Debian's
 # python3-torch: /usr/bin/python3 tests/reference/einsum_golden.py). Operand k is filled by a
 # formula the C++ test repeats (k = 100, 101, ...); the loss weights are formula 103.
-import math
 import torch
 
-torch.set_default_dtype(torch.float64)
+from golden import emit, filled, values
 
 
 def fill(shape, k):
-    # Element j of the k-th filled tensor: 0.4 sin(1.7 j + 0.9 k + 0.1).
-    n = math.prod(shape)
-    v = torch.tensor([0.4 * math.sin(1.7 * j + 0.9 * k + 0.1) for j in range(n)])
-    return v.reshape(shape).requires_grad_()
-
-
-def values(t):
-    return "{" + ", ".join("%.17g" % x for x in t.detach().reshape(-1).tolist()) + "}"
+    return filled(shape, k).requires_grad_()
 
 
 CASES = [

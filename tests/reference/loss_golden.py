@@ -1,16 +1,10 @@
 # Regenerates the PyTorch reference values of the ranking and embedding losses in
 # tests/test_nn_functional.cpp (/usr/bin/python3 tests/reference/loss_golden.py, Debian's
 # python3-torch). Inputs are filled by the formula the C++ test repeats.
-import math
 import torch
 import torch.nn.functional as F
 
-torch.set_default_dtype(torch.float64)
-
-
-def filled(shape, k):
-    n = math.prod(shape)
-    return torch.tensor([0.4 * math.sin(1.7 * j + 0.9 * k + 0.1) for j in range(n)]).reshape(shape)
+from golden import filled
 
 
 def show(name, t):

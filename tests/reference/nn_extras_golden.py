@@ -4,21 +4,15 @@
 import math
 import torch
 
-torch.set_default_dtype(torch.float64)
-F = torch.nn.functional
-LA = torch.linalg
+from golden import emit, filled
 
 
 def fill(shape, k):
-    # Element j of the k-th filled tensor: 0.4 sin(1.7 j + 0.9 k + 0.1).
-    n = math.prod(shape)
-    v = torch.tensor([0.4 * math.sin(1.7 * j + 0.9 * k + 0.1) for j in range(n)])
-    return v.reshape(shape).requires_grad_()
+    return filled(shape, k).requires_grad_()
 
 
-def emit(name, t):
-    vals = ", ".join("%.17g" % x for x in t.detach().reshape(-1).tolist())
-    print("const std::vector<double> k_%s = {%s};" % (name, vals))
+F = torch.nn.functional
+LA = torch.linalg
 
 
 def case(name, fn, x_shape):

@@ -1,23 +1,9 @@
 # Regenerates the PyTorch reference values in tests/test_rnn.cpp (run with Debian's
 # python3-torch: /usr/bin/python3 tests/reference/rnn_golden.py). Parameters, inputs and states
 # are filled by formulas that the C++ test repeats, so no weights need to be stored.
-import math
 import torch
 
-torch.set_default_dtype(torch.float64)
-
-
-def fill(t, k):
-    # Element j of the k-th filled tensor: 0.4 sin(1.7 j + 0.9 k + 0.1).
-    n = t.numel()
-    v = torch.tensor([0.4 * math.sin(1.7 * j + 0.9 * k + 0.1) for j in range(n)])
-    with torch.no_grad():
-        t.copy_(v.reshape(t.shape))
-    return t
-
-
-def values(t):
-    return "{" + ", ".join("%.17g" % x for x in t.detach().reshape(-1).tolist()) + "}"
+from golden import fill_ as fill, values
 
 
 def params(m):

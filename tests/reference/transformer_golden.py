@@ -2,34 +2,17 @@
 # python3-torch: /usr/bin/python3 tests/reference/transformer_golden.py). Parameters and inputs
 # are filled by a formula that the C++ test repeats; parameters are numbered by the sorted order
 # of their names, because libtorch and Python register a decoder layer's parts in other orders.
-import math
 import torch
 
-torch.set_default_dtype(torch.float64)
+from golden import emit, fill_ as fill
+
 nn = torch.nn
-
-
-def fill(t, k):
-    # Element j of the k-th filled tensor: 0.4 sin(1.7 j + 0.9 k + 0.1).
-    n = t.numel()
-    v = torch.tensor([0.4 * math.sin(1.7 * j + 0.9 * k + 0.1) for j in range(n)])
-    with torch.no_grad():
-        t.copy_(v.reshape(t.shape))
-    return t
-
-
-def values(t):
-    return "{" + ", ".join("%.17g" % x for x in t.detach().reshape(-1).tolist()) + "}"
 
 
 def params(m):
     named = dict(m.named_parameters())
     for k, name in enumerate(sorted(named)):
         fill(named[name], k)
-
-
-def emit(name, t):
-    print("const std::vector<double> k_%s = %s;" % (name, values(t)))
 
 
 def causal(n):
