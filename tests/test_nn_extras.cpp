@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -1613,6 +1614,55 @@ TEST_P(NnExtras, AdaptiveMaxPoolMatchesPyTorch) {
       pool->forward_with_indices(lt::arange(16).reshape({1, 1, 4, 4}).to(lt::kFloat32).to(dev()));
   EXPECT_EQ(dv(i), (std::vector<double>{5, 7, 13, 15}));
   EXPECT_THROW(lt::adaptive_max_pool2d(z, {0, 2}), lt::Error);
+}
+
+// Random sizes in float32, non-contiguous inputs (permuted views) and empty batches: the lazy
+// device against the eager one for each composite of this file.
+TEST_P(NnExtras, LazyMatchesEagerOnRandomShapes) {
+  if (dev().is_cpu()) GTEST_SKIP() << "compares lazy with cpu";
+  lt::manual_seed(21);
+  std::mt19937 g(21);
+  auto r = [&](int lo, int hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(g); };
+  auto same = [&](const Tensor& want, const Tensor& got, const std::string& what) {
+    ASSERT_EQ(got.sizes().vec(), want.sizes().vec()) << what;
+    EXPECT_TRUE(got.cpu().allclose(want, 1e-5, 1e-5)) << what;  // float32 sums in other orders
+  };
+  const lt::Device lazy = dev();
+  for (int trial = 0; trial < 8; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const int64_t n = trial == 2 ? 0 : r(1, 3), c = r(1, 3), h = r(3, 7), w = r(3, 7);
+    Tensor x = lt::randn({n, h, w, c}).permute({0, 3, 1, 2});  // [n, c, h, w], strided
+    const int64_t kh = r(1, 3), kw = r(1, 3), sh = r(1, 2), sw = r(1, 2), ph = r(0, 1),
+                  pw = r(0, 1);
+    auto unfold = [&](const Tensor& t) {
+      return lt::im2col(t, {kh, kw}, {1, 1}, {ph, pw}, {sh, sw});
+    };
+    Tensor cols = unfold(x);
+    same(cols, unfold(x.to(lazy)), "unfold");
+    Tensor back = lt::col2im(cols, {h, w}, {kh, kw}, {1, 1}, {ph, pw}, {sh, sw});
+    same(back, lt::col2im(cols.to(lazy), {h, w}, {kh, kw}, {1, 1}, {ph, pw}, {sh, sw}), "fold");
+    if (n > 0) {
+      auto [v, i] = lt::adaptive_max_pool2d(x, {r(1, h), r(1, w)});
+      auto [lv, li] = lt::adaptive_max_pool2d(x.to(lazy), {v.size(2), v.size(3)});
+      same(v, lv, "adaptive_max_pool2d values");
+      EXPECT_EQ(dv(li), dv(i)) << "adaptive_max_pool2d indices";
+    }
+    Tensor mask = lt::rand({h, w}) > 0.5;  // broadcast over n and c
+    Tensor src = lt::randn({n * c * h * w + 1});
+    same(x.masked_scatter(mask, src), x.to(lazy).masked_scatter(mask.to(lazy), src.to(lazy)),
+         "masked_scatter");
+    same(lt::linalg::vector_norm(x, 3.0, {{1, 3}}),
+         lt::linalg::vector_norm(x.to(lazy), 3.0, {{1, 3}}), "vector_norm");
+    Tensor weight = lt::randn({6, c});
+    Tensor idx = lt::randint(0, 6, {n * 3}), offsets = lt::tensor(std::vector<int64_t>{0, 1, 1});
+    for (auto mode :
+         {lt::EmbeddingBagMode::Sum, lt::EmbeddingBagMode::Mean, lt::EmbeddingBagMode::Max})
+      same(lt::embedding_bag(idx, weight, offsets, mode),
+           lt::embedding_bag(idx.to(lazy), weight.to(lazy), offsets.to(lazy), mode),
+           "embedding_bag");
+  }
+  // 0-d: a vector norm of a scalar is its absolute value.
+  EXPECT_NEAR(dv(lt::linalg::vector_norm(lt::full({}, -2.5).to(lazy)))[0], 2.5, 1e-6);
 }
 
 TEST_P(NnExtras, PixelShuffleModules) {
