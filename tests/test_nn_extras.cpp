@@ -1445,6 +1445,8 @@ TEST_P(NnExtras, MaskedScatterMatchesPyTorch) {
   Tensor none = lt::zeros({2, 3}, lt::TensorOptions(dev()).dtype(lt::kBool));
   Tensor x = lt::randn({2, 3}).to(dev());
   EXPECT_EQ(dv(x.masked_scatter(none, lt::randn({1}).to(dev()))), dv(x));
+  // Nothing selected: an empty source is fine, as PyTorch's.
+  EXPECT_EQ(dv(x.masked_scatter(none, lt::randn({0}).to(dev()))), dv(x));
   Tensor empty = lt::randn({0, 3}).to(dev());
   EXPECT_EQ(empty.masked_scatter(mask.narrow(0, 0, 0), x).sizes().vec(),
             (std::vector<int64_t>{0, 3}));

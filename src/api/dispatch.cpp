@@ -180,4 +180,11 @@ void manual_seed(uint64_t seed) {
   r.offset = 0;
 }
 
+Dims pair_of(IntList v, const char* op, const char* what, IntList fallback) {
+  if (v.empty() && !fallback.empty()) return Dims(fallback);
+  LT_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must have 1 or 2 values, got ",
+           shape_str(v));
+  return v.size() == 1 ? Dims{v[0], v[0]} : Dims(v);
+}
+
 }  // namespace lt

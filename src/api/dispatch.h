@@ -36,6 +36,10 @@ Tensor in_compute_dtype(const Tensor& x, F&& f) {
   return f(x.to(compute_dtype(x.dtype()))).to(x.dtype());
 }
 
+// A 2-d op's pair argument given as 1 or 2 values ({3} is {3, 3}); `fallback` when it is empty
+// and a fallback is given (a pool's stride defaults to its kernel). Errors name op and what.
+Dims pair_of(IntList v, const char* op, const char* what, IntList fallback = {});
+
 // Philox stream position: returns {seed, offset} and advances by n elements.
 std::pair<uint64_t, uint64_t> next_random(int64_t n);
 

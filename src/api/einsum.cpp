@@ -83,12 +83,17 @@ Term contract(Term a, Term b, const std::string& keep) {
   }
   for (char c : b.labels)
     if (a.labels.find(c) == std::string::npos) right += c;
-  std::vector<int64_t> bsizes;
-  int64_t bn = 1, ln = 1, rn = 1, cn = 1;
-  for (char c : batch) {
+  // The sizes of a subscript both operands have: equal, or one of them 1 (broadcast).
+  auto shared_sizes = [&](char c) {
     const int64_t sa = size_of(a, c), sb = size_of(b, c);
     LT_CHECK(sa == sb || sa == 1 || sb == 1, "einsum: subscript ", c, " has sizes ", sa, " and ",
              sb, " in two operands");
+    return std::make_pair(sa, sb);
+  };
+  std::vector<int64_t> bsizes;
+  int64_t bn = 1, ln = 1, rn = 1, cn = 1;
+  for (char c : batch) {
+    const auto [sa, sb] = shared_sizes(c);
     bsizes.push_back(std::max(sa, sb));
     bn *= bsizes.back();
   }
@@ -96,9 +101,7 @@ Term contract(Term a, Term b, const std::string& keep) {
   for (char c : left) lsizes.push_back(size_of(a, c)), ln *= lsizes.back();
   for (char c : right) rsizes.push_back(size_of(b, c)), rn *= rsizes.back();
   for (char c : sum) {
-    const int64_t sa = size_of(a, c), sb = size_of(b, c);
-    LT_CHECK(sa == sb || sa == 1 || sb == 1, "einsum: subscript ", c, " has sizes ", sa, " and ",
-             sb, " in two operands");
+    const auto [sa, sb] = shared_sizes(c);
     if (sa != sb) {  // a broadcast summed dim: sum the size-1 side's partner first
       if (sa == 1)
         b = {b.t.sum({static_cast<int64_t>(b.labels.find(c))}, true), b.labels};

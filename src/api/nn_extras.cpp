@@ -15,40 +15,38 @@
 namespace lt {
 namespace {
 
-Dims two(IntList v, const char* op, const char* what) {
-  LT_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must have 1 or 2 values, got ",
-           shape_str(v));
-  return v.size() == 1 ? Dims{v[0], v[0]} : Dims(v);
-}
-
 // Where each (kernel offset, output position) pair reads in the zero-padded image, as one
-// linear index [kH * kW * L] (offset-major, as PyTorch orders im2col's rows), and the extents.
+// linear index [kk * l] (offset-major, as PyTorch orders im2col's rows): kk kernel elements, l
+// sliding positions; `padding` per side and the padded extents.
 struct Im2colMap {
   Tensor index;
-  int64_t out_h = 0, out_w = 0, pad_h = 0, pad_w = 0;
+  int64_t kk = 0, l = 0, pad_h = 0, pad_w = 0;
+  Dims padding;
 };
 Im2colMap im2col_map(const char* op, int64_t h, int64_t w, IntList kernel, IntList dilation,
                      IntList padding, IntList stride, Device dev) {
-  const Dims k = two(kernel, op, "kernel_size"), d = two(dilation, op, "dilation");
-  const Dims p = two(padding, op, "padding"), s = two(stride, op, "stride");
+  const Dims k = pair_of(kernel, op, "kernel_size"), d = pair_of(dilation, op, "dilation");
+  const Dims p = pair_of(padding, op, "padding"), s = pair_of(stride, op, "stride");
   LT_CHECK(k[0] > 0 && k[1] > 0 && d[0] > 0 && d[1] > 0 && s[0] > 0 && s[1] > 0 && p[0] >= 0 &&
                p[1] >= 0,
            op, ": kernel_size ", shape_str(k), ", dilation ", shape_str(d), " and stride ",
            shape_str(s), " must be positive, padding ", shape_str(p), " non-negative");
   Im2colMap m;
+  m.padding = p;
   m.pad_h = h + 2 * p[0], m.pad_w = w + 2 * p[1];
-  m.out_h = (m.pad_h - d[0] * (k[0] - 1) - 1) / s[0] + 1;
-  m.out_w = (m.pad_w - d[1] * (k[1] - 1) - 1) / s[1] + 1;
-  LT_CHECK(m.pad_h >= d[0] * (k[0] - 1) + 1 && m.pad_w >= d[1] * (k[1] - 1) + 1 && m.out_h > 0 &&
-               m.out_w > 0,
+  const int64_t out_h = (m.pad_h - d[0] * (k[0] - 1) - 1) / s[0] + 1;
+  const int64_t out_w = (m.pad_w - d[1] * (k[1] - 1) - 1) / s[1] + 1;
+  LT_CHECK(m.pad_h >= d[0] * (k[0] - 1) + 1 && m.pad_w >= d[1] * (k[1] - 1) + 1 && out_h > 0 &&
+               out_w > 0,
            op, ": the dilated kernel ", shape_str(k), " (dilation ", shape_str(d),
            ") does not fit the padded extent [", m.pad_h, ", ", m.pad_w, "]");
+  m.kk = k[0] * k[1], m.l = out_h * out_w;
   std::vector<int64_t> idx;
-  idx.reserve(static_cast<size_t>(k[0] * k[1] * m.out_h * m.out_w));
+  idx.reserve(static_cast<size_t>(m.kk * m.l));
   for (int64_t i = 0; i < k[0]; ++i)
     for (int64_t j = 0; j < k[1]; ++j)
-      for (int64_t oh = 0; oh < m.out_h; ++oh)
-        for (int64_t ow = 0; ow < m.out_w; ++ow)
+      for (int64_t oh = 0; oh < out_h; ++oh)
+        for (int64_t ow = 0; ow < out_w; ++ow)
           idx.push_back((oh * s[0] + i * d[0]) * m.pad_w + ow * s[1] + j * d[1]);
   m.index = tensor(idx, {static_cast<int64_t>(idx.size())}).to(dev);
   return m;
@@ -65,12 +63,11 @@ Tensor im2col(const Tensor& x, IntList kernel_size, IntList dilation, IntList pa
   const int64_t n = xb.size(0), c = xb.size(1);
   const Im2colMap m = im2col_map("unfold (im2col)", xb.size(2), xb.size(3), kernel_size, dilation,
                                  padding, stride, x.device());
-  const int64_t ph = (m.pad_h - xb.size(2)) / 2, pw = (m.pad_w - xb.size(3)) / 2;
+  const int64_t ph = m.padding[0], pw = m.padding[1];
   Tensor padded = (ph || pw) ? pad(xb, {pw, pw, ph, ph}) : xb;
-  const int64_t kk = m.index.size(0) / (m.out_h * m.out_w);
   Tensor cols = padded.reshape({n, c, m.pad_h * m.pad_w})
                     .index_select(2, m.index)
-                    .reshape({n, c * kk, m.out_h * m.out_w});
+                    .reshape({n, c * m.kk, m.l});
   return x.dim() == 3 ? cols.squeeze(0) : cols;
 }
 
@@ -79,21 +76,20 @@ Tensor col2im(const Tensor& x, IntList output_size, IntList kernel_size, IntList
   OpContext ctx("fold");
   LT_CHECK(x.dim() == 2 || x.dim() == 3, "fold (col2im): expected a 2-d or 3-d input, got shape ",
            shape_str(x.sizes()));
-  const Dims out = two(output_size, "fold (col2im)", "output_size");
+  const Dims out = pair_of(output_size, "fold (col2im)", "output_size");
   Tensor xb = x.dim() == 2 ? x.unsqueeze(0) : x;
   const Im2colMap m = im2col_map("fold (col2im)", out[0], out[1], kernel_size, dilation, padding,
                                  stride, x.device());
-  const int64_t l = m.out_h * m.out_w, kk = m.index.size(0) / l;
+  const int64_t l = m.l, kk = m.kk;
   LT_CHECK(xb.size(1) % kk == 0 && xb.size(2) == l, "fold (col2im): input ", shape_str(x.sizes()),
            " must be [N, C x ", kk, " (the kernel's elements), ", l,
            " (the sliding positions)] for output_size ", shape_str(out));
   const int64_t n = xb.size(0), c = xb.size(1) / kk;
-  const int64_t ph = (m.pad_h - out[0]) / 2, pw = (m.pad_w - out[1]) / 2;
   Tensor img = zeros({n, c, m.pad_h * m.pad_w}, xb.options())
                    .index_add(2, m.index, xb.reshape({n, c, kk * l}))
                    .reshape({n, c, m.pad_h, m.pad_w})
-                   .narrow(2, ph, out[0])
-                   .narrow(3, pw, out[1]);
+                   .narrow(2, m.padding[0], out[0])
+                   .narrow(3, m.padding[1], out[1]);
   return x.dim() == 2 ? img.squeeze(0) : img;
 }
 
@@ -115,8 +111,7 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
     LT_CHECK(need <= source.numel(), "masked_scatter: the mask selects ", need,
              " elements but source ", shape_str(source.sizes()), " has ", source.numel());
   }
-  LT_CHECK(source.numel() > 0 || !x.device().is_cpu(), "masked_scatter: source is empty");
-  if (source.numel() == 0) return x.clone();
+  if (source.numel() == 0) return x.clone();  // nothing selected (checked above on cpu)
   Tensor taken = source.reshape({-1}).index_select(0, k.clamp(0, source.numel() - 1));
   return where(m, taken.reshape(x.sizes()), x);
 }
@@ -175,15 +170,14 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& of
              shape_str(input.sizes()));
   const int64_t n = weight.size(0), dim = weight.size(1);
   const TensorOptions io = TensorOptions(input.device()).dtype(kInt64);
-  Tensor idx = input.to(kInt64);
+  Tensor flat = input.to(kInt64).reshape({-1});
   Tensor keep;  // [numel]: entries that count (padding_idx ones do not)
   if (padding_idx) {
     const int64_t p = *padding_idx < 0 ? *padding_idx + n : *padding_idx;
     LT_CHECK(p >= 0 && p < n, name, ": padding_idx ", *padding_idx, " is out of range for ", n,
              " embeddings");
-    keep = idx.reshape({-1}) != p;
+    keep = flat != p;
   }
-  Tensor flat = idx.reshape({-1});
   Tensor rows = weight.index_select(0, flat);  // [numel, dim]
   if (per_sample_weights.defined()) rows = rows * per_sample_weights.reshape({-1, 1});
   // member [bags, numel]: entry i belongs to bag b.
@@ -200,18 +194,16 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& of
              offsets.defined() ? shape_str(offsets.sizes()) : std::string("none"));
     const int64_t bags = offsets.size(0) - (include_last_offset ? 1 : 0);
     LT_CHECK(bags >= 0, name, ": include_last_offset needs at least one offset");
-    Tensor start = offsets.to(kInt64).narrow(0, 0, bags).unsqueeze(1);
-    Tensor end = include_last_offset
-                     ? offsets.to(kInt64).narrow(0, 1, bags).unsqueeze(1)
-                     : cat({offsets.to(kInt64).narrow(0, 1, std::max<int64_t>(bags - 1, 0)),
-                            full({1}, input.size(0), io)})
-                           .narrow(0, 0, bags)
-                           .unsqueeze(1);
+    // Bag b spans [bounds[b], bounds[b + 1]); without include_last_offset the input's end
+    // closes the last bag.
+    Tensor bounds = offsets.to(kInt64);
+    if (!include_last_offset) bounds = cat({bounds, full({1}, input.size(0), io)});
+    Tensor start = bounds.narrow(0, 0, bags).unsqueeze(1);
+    Tensor end = bounds.narrow(0, 1, bags).unsqueeze(1);
     Tensor pos = arange(input.size(0), io).unsqueeze(0);
     member = (pos >= start) & (pos < end);
   }
   if (keep.defined()) member = member & keep.unsqueeze(0);
-  const Tensor m = member.to(weight.dtype());
   if (member.size(1) == 0) return zeros({member.size(0), dim}, weight.options());
   if (mode == EmbeddingBagMode::Max) {
     Tensor vals =
@@ -219,6 +211,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& of
     Tensor best = vals.amax(1);  // [bags, dim]; an empty bag gives -inf
     return where(member.any(1).unsqueeze(1), best, 0.0);
   }
+  const Tensor m = member.to(weight.dtype());
   Tensor sum = matmul(m, rows);
   if (mode == EmbeddingBagMode::Sum) return sum;
   return sum / m.sum(1, true).clamp_min(1.0);
@@ -237,13 +230,20 @@ Tensor vector_norm(const Tensor& x, double ord, std::optional<std::vector<int64_
     for (int64_t i = 0; i < t.dim(); ++i) dims.push_back(i);
   }
   if (ord == 0) return (t != 0).to(t.dtype()).sum(dims, keepdim);
-  if (std::isinf(ord) && t.numel() == 0) {
-    LT_CHECK(false, "linalg.vector_norm: the ", ord > 0 ? "inf" : "-inf",
-             " norm of an empty tensor is undefined");
-  }
+  LT_CHECK(!std::isinf(ord) || t.numel() > 0, "linalg.vector_norm: the ", ord > 0 ? "inf" : "-inf",
+           " norm of an empty tensor is undefined");
   if (ord < 0 && !std::isinf(ord)) return pow(sum(pow(abs(t), ord), dims, keepdim), 1.0 / ord);
   return lt::norm(t, ord, dims, keepdim);
 }
+
+namespace {
+void check_matrix_dims(const Tensor& x, IntList dim) {
+  LT_CHECK(x.dim() >= 2 && dim.size() == 2,
+           "linalg.matrix_norm: expected a tensor of at least 2 dims and 2 dims to reduce, got "
+           "shape ",
+           shape_str(x.sizes()), " and dim ", shape_str(dim));
+}
+}  // namespace
 
 Tensor matrix_norm(const Tensor& x, const std::string& ord, std::vector<int64_t> dim, bool keepdim,
                    std::optional<Dtype> dtype) {
@@ -251,20 +251,14 @@ Tensor matrix_norm(const Tensor& x, const std::string& ord, std::vector<int64_t>
   LT_CHECK(ord == "fro", "linalg.matrix_norm: ord \"", ord,
            "\" is not supported (\"fro\" and the numeric orders 1, -1, inf, -inf are; \"nuc\" "
            "needs singular values)");
-  LT_CHECK(x.dim() >= 2 && dim.size() == 2,
-           "linalg.matrix_norm: expected a tensor of at least 2 "
-           "dims and 2 dims to reduce, got shape ",
-           shape_str(x.sizes()), " and dim ", shape_str(dim));
+  check_matrix_dims(x, dim);
   return vector_norm(x, 2.0, dim, keepdim, dtype);
 }
 
 Tensor matrix_norm(const Tensor& x, double ord, std::vector<int64_t> dim, bool keepdim,
                    std::optional<Dtype> dtype) {
   OpContext ctx("linalg.matrix_norm");
-  LT_CHECK(x.dim() >= 2 && dim.size() == 2,
-           "linalg.matrix_norm: expected a tensor of at least 2 "
-           "dims and 2 dims to reduce, got shape ",
-           shape_str(x.sizes()), " and dim ", shape_str(dim));
+  check_matrix_dims(x, dim);
   LT_CHECK(ord == 1 || ord == -1 || std::isinf(ord), "linalg.matrix_norm: ord ", ord,
            " is not supported (1, -1, inf, -inf and \"fro\" are; 2 and -2 need singular values)");
   Tensor t = dtype ? x.to(*dtype) : x;

@@ -14,13 +14,6 @@ using K = OpKind;
 
 Tensor as_float(const Tensor& t) { return is_floating(t.dtype()) ? t : t.to(kFloat32); }
 
-Dims pair_of(IntList v, const char* op, const char* what, IntList fallback = {}) {
-  if (v.empty() && !fallback.empty()) return Dims(fallback);
-  LT_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must have 1 or 2 values, got ",
-           shape_str(v));
-  return v.size() == 1 ? Dims{v[0], v[0]} : Dims(v);
-}
-
 Tensor pool(K op, const Tensor& x, IntList kernel, IntList stride, IntList padding,
             IntList dilation, bool ceil_mode, bool count_include_pad, int64_t divisor) {
   const char* name = op_name(op);

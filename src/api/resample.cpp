@@ -68,7 +68,7 @@ float source_index(int64_t i, int64_t in, int64_t out, bool align_corners,
 std::tuple<Tensor, Tensor> adaptive_max(const Tensor& x0, IntList out, const char* name) {
   const int64_t k = static_cast<int64_t>(out.size());
   Tensor x = require_spatial(x0, k, name);
-  std::vector<int64_t> in_sizes, starts_stride;
+  std::vector<int64_t> in_sizes;
   int64_t plane = 1, positions = 1, window = 1;
   std::vector<std::vector<int64_t>> s(k), e(k);
   for (int64_t j = 0; j < k; ++j) {
@@ -142,11 +142,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& x, IntList output_s
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, IntList output_size) {
   OpContext ctx("adaptive_max_pool2d");
-  LT_CHECK(output_size.size() == 2 || output_size.size() == 1,
-           "adaptive_max_pool2d: output_size must be 1 or 2 ints, got ", shape_str(output_size));
-  std::vector<int64_t> o(output_size.begin(), output_size.end());
-  if (o.size() == 1) o.push_back(o[0]);
-  return adaptive_max(x, IntList(o), "adaptive_max_pool2d");
+  return adaptive_max(x, pair_of(output_size, "adaptive_max_pool2d", "output_size"),
+                      "adaptive_max_pool2d");
 }
 
 Tensor interpolate(const Tensor& x0, IntList size, const std::vector<double>& scale_factor,

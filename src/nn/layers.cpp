@@ -1,6 +1,7 @@
 // Linear, Conv2d, LayerNorm, BatchNorm1d/2d, Embedding, dropouts, Unflatten, and the
 // out-of-line parts of ModuleList and ModuleDict.
 #include <cmath>
+#include <optional>
 
 #include "core/check.h"
 #include "core/shape.h"
@@ -18,6 +19,20 @@ void reset_uniform(Tensor& weight, Tensor& bias, double bound) {
   NoGradGuard g;
   for (Tensor* p : {&weight, &bias})
     if (p->defined()) p->set_data(uniform(p->sizes(), bound).to(p->device()));
+}
+// An embedding table [num, dim] from N(0, 1) with the padding row (if any) zero, as libtorch's
+// Embedding and EmbeddingBag.
+Tensor embedding_table(const char* name, int64_t num, int64_t dim,
+                       std::optional<int64_t> padding_idx) {
+  LT_CHECK(num > 0 && dim > 0, name, ": sizes ", num, " x ", dim, " must be positive");
+  Tensor w = randn({num, dim});
+  if (padding_idx) {
+    const int64_t p = *padding_idx < 0 ? *padding_idx + num : *padding_idx;
+    LT_CHECK(p >= 0 && p < num, name, ": padding_idx ", *padding_idx, " is out of range for ", num,
+             " embeddings");
+    w.select(0, p).fill_(0);
+  }
+  return w;
 }
 }  // namespace
 
@@ -156,17 +171,8 @@ Tensor BatchNormImplBase::forward(const Tensor& x) {
 }
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& o) : options(o) {
-  LT_CHECK(o.num_embeddings() > 0 && o.embedding_dim() > 0, "Embedding: sizes ", o.num_embeddings(),
-           " x ", o.embedding_dim(), " must be positive");
-  weight = register_parameter("weight", randn({o.num_embeddings(), o.embedding_dim()}));
-  if (o.padding_idx()) {  // the padding row starts at zero, as libtorch's
-    const int64_t p =
-        *o.padding_idx() < 0 ? *o.padding_idx() + o.num_embeddings() : *o.padding_idx();
-    LT_CHECK(p >= 0 && p < o.num_embeddings(), "Embedding: padding_idx ", *o.padding_idx(),
-             " is out of range for ", o.num_embeddings(), " embeddings");
-    NoGradGuard g;
-    weight.select(0, p).fill_(0);
-  }
+  weight = register_parameter("weight", embedding_table("Embedding", o.num_embeddings(),
+                                                        o.embedding_dim(), o.padding_idx()));
 }
 Tensor EmbeddingImpl::forward(const Tensor& indices) {
   const auto& o = options;
@@ -180,17 +186,8 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
 }
 
 EmbeddingBagImpl::EmbeddingBagImpl(const EmbeddingBagOptions& o) : options(o) {
-  LT_CHECK(o.num_embeddings() > 0 && o.embedding_dim() > 0, "EmbeddingBag: sizes ",
-           o.num_embeddings(), " x ", o.embedding_dim(), " must be positive");
-  weight = register_parameter("weight", randn({o.num_embeddings(), o.embedding_dim()}));
-  if (o.padding_idx()) {
-    const int64_t p =
-        *o.padding_idx() < 0 ? *o.padding_idx() + o.num_embeddings() : *o.padding_idx();
-    LT_CHECK(p >= 0 && p < o.num_embeddings(), "EmbeddingBag: padding_idx ", *o.padding_idx(),
-             " is out of range for ", o.num_embeddings(), " embeddings");
-    NoGradGuard g;
-    weight.select(0, p).fill_(0);
-  }
+  weight = register_parameter("weight", embedding_table("EmbeddingBag", o.num_embeddings(),
+                                                        o.embedding_dim(), o.padding_idx()));
 }
 Tensor EmbeddingBagImpl::forward(const Tensor& input, const Tensor& offsets,
                                  const Tensor& per_sample_weights) {

@@ -60,6 +60,11 @@ bool forward_n(Impl& m, const std::vector<Tensor>& a, std::index_sequence<I...>,
     return false;
   }
 }
+// forward_n for N = a.size(), among 1 .. sizeof...(N).
+template <typename Impl, size_t... N>
+bool forward_any(Impl& m, const std::vector<Tensor>& a, Tensor* out, std::index_sequence<N...>) {
+  return ((a.size() == N + 1 && forward_n(m, a, std::make_index_sequence<N + 1>(), out)) || ...);
+}
 }  // namespace detail
 
 // A module of any type whose forward takes one to six Tensors and returns a Tensor (six: a
@@ -74,30 +79,7 @@ class AnyModule {
     module_ = p;
     forward_ = [p](const std::vector<Tensor>& a) -> Tensor {
       Tensor out;
-      bool done = false;
-      switch (a.size()) {
-        case 1:
-          done = detail::forward_n(*p, a, std::make_index_sequence<1>(), &out);
-          break;
-        case 2:
-          done = detail::forward_n(*p, a, std::make_index_sequence<2>(), &out);
-          break;
-        case 3:
-          done = detail::forward_n(*p, a, std::make_index_sequence<3>(), &out);
-          break;
-        case 4:
-          done = detail::forward_n(*p, a, std::make_index_sequence<4>(), &out);
-          break;
-        case 5:
-          done = detail::forward_n(*p, a, std::make_index_sequence<5>(), &out);
-          break;
-        case 6:
-          done = detail::forward_n(*p, a, std::make_index_sequence<6>(), &out);
-          break;
-        default:
-          break;
-      }
-      if (!done)
+      if (!detail::forward_any(*p, a, &out, std::make_index_sequence<6>()))
         throw Error(p->name() + "'s forward() does not take " + std::to_string(a.size()) +
                     " tensors and return a tensor (AnyModule)");
       return out;
