@@ -47,7 +47,8 @@ RATE_UNITS = {"steps/s", "GB/s", "GFLOP/s", "items/s", "ops/s"}
 WORKLOAD_ORDER = (
     "record_op", "dispatch_tiny", "mark_step_100", "mark_step_1000", "chain8",
     "softmax", "layer_norm", "matmul_128", "matmul_512", "matmul_1024", "conv2d", "mlp_step",
-    "transformer_step", "lstm_step", "resnet_step", "charlm_step", "compile_mlp_step", "peak_rss_mlp_step",
+    "transformer_step", "lstm_step", "resnet_step", "charlm_step", "seqlen_loop", "seqlen_fixed",
+    "batch_loop", "compile_mlp_step", "peak_rss_mlp_step",
     "peak_rss_transformer_step")
 
 

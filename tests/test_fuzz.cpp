@@ -33,7 +33,10 @@
 // tests), LT_FUZZ_SEED=S the first seed (default 1; program i uses seed S + i), so
 // LT_FUZZ_SEED=S LT_FUZZ_PROGRAMS=1 replays one program (seeds name other programs once the
 // generator changes). LT_FUZZ_PRINT=1 prints every program, LT_FUZZ_STATS=1 counts actions.
-// LT_BACKEND defaults to interp here (set below before anything reads it).
+// LT_BACKEND defaults to interp here (set below before anything reads it). LT_FUZZ_SIZES=K runs
+// each program K times, the k-th time with every size of its shape family that is at least 2
+// grown by 3k (the dynamic-shapes mode: graphs that differ only in sizes run shape-generic
+// code, each checked against eager; LT_FUZZ_SHIFT=3k replays one of them).
 //
 // At the end: the bugs the fuzzer found as plain regression programs, and the open ones as
 // DISABLED tests (run them with --gtest_also_run_disabled_tests on the backend they name).
@@ -544,11 +547,16 @@ bool is_float(const Slot& s) { return lt::is_floating(s.cpu.dtype()); }
 
 // Builds random actions from the current pool (it reads the cpu twins' shapes and dtypes; it
 // may take side-effect-free views of them to learn a view's shape).
+int64_t g_size_shift = 0;  // LT_FUZZ_SIZES: added to the family's sizes >= 2
+
 class Generator {
  public:
   Generator(uint32_t seed, const Runner& r) : rng_(seed), r_(r) {
     const int64_t rank = uni(1, 3);
-    for (int64_t k = 0; k < rank; ++k) family_.push_back(coin(0.06) ? 0 : uni(1, 4));
+    for (int64_t k = 0; k < rank; ++k) {
+      const int64_t n = coin(0.06) ? 0 : uni(1, 4);
+      family_.push_back(n >= 2 ? n + g_size_shift : n);
+    }
   }
 
   int64_t uni(int64_t lo, int64_t hi) {
@@ -1647,7 +1655,8 @@ std::optional<std::string> run_program(uint32_t seed, Stats* stats) {
   std::ostringstream os;
   os << "lazy disagrees with eager (" << f->category << "): " << f->detail << "\n"
      << "seed " << seed << ", backend " << backend_name() << "; replay with LT_FUZZ_SEED=" << seed
-     << " LT_FUZZ_PROGRAMS=1 LT_BACKEND=" << backend_name() << " ./build/tests/test_fuzz\n";
+     << " LT_FUZZ_PROGRAMS=1 LT_FUZZ_SHIFT=" << g_size_shift << " LT_BACKEND=" << backend_name()
+     << " ./build/tests/test_fuzz\n";
   std::vector<Action> small = shrink(acts, f->category);
   std::vector<std::string> lines;
   std::optional<Failure> g = replay(small, &lines);
@@ -1675,15 +1684,20 @@ constexpr int kBatches = 8;
 void run_batch(int b) {
   const int64_t programs = env_int("LT_FUZZ_PROGRAMS", 2000);
   const int64_t first_seed = env_int("LT_FUZZ_SEED", 1);
+  const int64_t sizes = env_int("LT_FUZZ_SIZES", 1), shift = env_int("LT_FUZZ_SHIFT", 0);
   const int64_t lo = programs * b / kBatches, hi = programs * (b + 1) / kBatches;
   int failures = 0;
   Stats stats;
   for (int64_t i = lo; i < hi; ++i) {
     const uint32_t seed = static_cast<uint32_t>(first_seed + i);
-    std::optional<std::string> report = run_program(seed, &stats);
-    if (!report) continue;
-    if (++failures <= 3) ADD_FAILURE() << *report;
+    for (int64_t k = 0; k < sizes; ++k) {
+      g_size_shift = shift + 3 * k;
+      std::optional<std::string> report = run_program(seed, &stats);
+      if (!report) continue;
+      if (++failures <= 3) ADD_FAILURE() << *report;
+    }
   }
+  g_size_shift = 0;
   if (failures > 3)
     ADD_FAILURE() << failures << " of " << hi - lo << " programs failed (the first 3 are shown)";
   if (env_flag("LT_FUZZ_STATS")) std::printf("%s", stats.str().c_str());

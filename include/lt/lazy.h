@@ -25,6 +25,11 @@ void wait_device_ops();
 void set_lazy_backend(const std::string& name);
 std::string lazy_backend();
 
+// Forgets every compiled graph of this process (and the sizes seen per graph structure, so the
+// next graph of each structure compiles specialized code again). The disk cache (LT_CACHE_DIR)
+// stays. For benchmarks and tests that must start as a fresh process would.
+void clear_compile_cache();
+
 namespace debug {
 // The pending IR graph behind these tensors, in the paper's Figure 1 text form.
 std::string ir_text(const std::vector<Tensor>& tensors);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/shape_profile.h"
 
 namespace lt::backend {
 
@@ -15,6 +16,8 @@ struct RunArgs {
   std::vector<Tensor> params;  // 0-d tensors of Graph::params, in slot order
   // donate[i]: data[i]'s buffer may be overwritten (the paper's conditions hold at a barrier).
   std::vector<bool> donate;
+  // The concrete graph of this call: a shape-generic executable reads its sizes from it.
+  const ir::Graph* graph = nullptr;
 };
 
 class Executable {
@@ -33,6 +36,13 @@ class Backend {
   virtual const char* name() const = 0;
   virtual bool supports(OpKind op) const = 0;
   virtual std::unique_ptr<Executable> compile(const ir::Graph& g) = 0;
+  // A shape-generic executable of g's structure: the sizes `dyn` marks dynamic are read at run
+  // time (RunArgs::graph), for every graph `dyn` admits. nullptr: the backend declines (it
+  // cannot make code generic for some op); the caller compiles g as it is.
+  virtual std::unique_ptr<Executable> compile_generic(const ir::Graph&,
+                                                      std::shared_ptr<ir::DynamicShapes>) {
+    return nullptr;
+  }
 };
 
 // LT_BACKEND=mlir (default) or interp, chosen once per process.

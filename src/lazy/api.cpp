@@ -36,6 +36,11 @@ void set_lazy_backend(const std::string& name) {
 
 std::string lazy_backend() { return backend::active_backend().name(); }
 
+void clear_compile_cache() {
+  std::lock_guard<lazy::DeviceMutex> lock(lazy::device_mutex());  // not while a graph runs
+  lazy::clear_compile_cache();
+}
+
 namespace {
 ir::Graph pending_graph(const std::vector<Tensor>& tensors) {
   std::vector<ir::NodePtr> roots;

@@ -49,6 +49,11 @@ class CompileCache {
     }
     M::set("CompileCacheSize", static_cast<int64_t>(lru_.size()));
   }
+  void clear() {
+    map_.clear();
+    lru_.clear();
+    M::set("CompileCacheSize", 0);
+  }
   // The cached graph whose inputs look most like `sig`, for explaining a recompile.
   const CacheEntry* nearest(const std::vector<std::string>& sig) const {
     const CacheEntry* best = nullptr;
@@ -74,7 +79,9 @@ CompileCache& cache() {
   return *c;
 }
 
-void explain_miss(const ir::Graph& g, const std::vector<std::string>& sig) {
+// Why a graph of a structure never compiled before missed: its inputs against the nearest
+// cached graph's.
+std::string explain_new_structure(const std::vector<std::string>& sig) {
   const CacheEntry* near = cache().nearest(sig);
   std::string why;
   if (!near) {
@@ -93,8 +100,117 @@ void explain_miss(const ir::Graph& g, const std::vector<std::string>& sig) {
     }
     if (why.empty()) why = "same inputs, different graph structure (ops or attributes)";
   }
+  return why;
+}
+
+void debug_line(const ir::Graph& g, const std::string& what) {
   std::fprintf(stderr, "lazytensor: compile (cache miss) graph %s, %zu ops: %s\n",
-               ir::hash_hex(g.key).c_str(), g.op_count, why.c_str());
+               ir::hash_hex(g.key).c_str(), g.op_count, what.c_str());
+}
+
+// Shape generalization (docs/ARCHITECTURE.md, "Dynamic shapes"): per graph structure (the graph
+// without its sizes), the size vectors seen and the shape-generic executable made from them.
+struct Structure {
+  std::vector<std::vector<int64_t>> seen;  // sizes of graphs compiled (capped)
+  std::shared_ptr<ir::DynamicShapes> dyn;
+  std::shared_ptr<backend::Executable> exe;
+  bool declined = false;  // the backend could not make this structure generic
+};
+constexpr size_t kMaxSeen = 8;
+constexpr size_t kMaxStructures = 4096;
+
+std::unordered_map<ir::Hash128, Structure, ir::Hash128Hasher>& structures() {
+  static auto* m = new std::unordered_map<ir::Hash128, Structure, ir::Hash128Hasher>();
+  return *m;
+}
+
+// "input 0 dim 1: 128 -> 97; ..." for the positions where `now` differs from `before`.
+std::string size_changes(const ir::Graph& g, const ir::ShapeProfile& p,
+                         const std::vector<int64_t>& before) {
+  std::string s;
+  size_t shown = 0, more = 0;
+  for (size_t i = 0; i < p.values.size(); ++i) {
+    if (p.values[i] == before[i]) continue;
+    if (shown == 4) {
+      ++more;
+      continue;
+    }
+    ++shown;
+    s += (s.empty() ? "" : "; ") + ir::describe_pos(g, p.pos[i]) + ": " +
+         std::to_string(before[i]) + " -> " + std::to_string(p.values[i]);
+  }
+  if (more) s += " (+" + std::to_string(more) + " more)";
+  return s;
+}
+
+std::shared_ptr<backend::Executable> compile_static(const ir::Graph& g) {
+  M::add("UncachedCompile");
+  M::add("StaticCompile");
+  M::ScopedTimer t("CompileTime");
+  return backend::active_backend().compile(g);
+}
+
+// A graph that missed the cache: the structure's shape-generic code if it admits the graph's
+// sizes; else a new generic version when only sizes changed since a graph of the same
+// structure (PyTorch 2's "automatic dynamic": static code first, generic after a change);
+// else specialized code.
+std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g) {
+  const bool dynamic = config::choice("LT_DYNAMIC_SHAPES") == "auto";  // read per miss
+  const bool debug = M::debug_enabled();
+  std::vector<std::string> sig = debug ? ir::input_signature(g) : std::vector<std::string>{};
+  if (!dynamic) {
+    if (debug) debug_line(g, explain_new_structure(sig) + "; specialized");
+    return compile_static(g);
+  }
+  const ir::ShapeProfile prof = ir::shape_profile(g);
+  auto& all = structures();
+  if (all.size() >= kMaxStructures) all.clear();
+  Structure& st =
+      all[ir::mix(prof.structure, reinterpret_cast<uintptr_t>(&backend::active_backend()))];
+  if (st.exe && st.dyn->admits(prof.values)) {
+    M::add("CachedCompile");
+    M::add("DynamicCacheHit");
+    return st.exe;
+  }
+  std::string why = st.seen.empty() ? "new graph structure (" + explain_new_structure(sig) + ")"
+                                    : "sizes " + size_changes(g, prof, st.seen.back());
+  if (!st.seen.empty() && !st.declined) {
+    std::vector<std::vector<int64_t>> seen = st.seen;
+    if (seen.size() == kMaxSeen) seen.erase(seen.begin() + 1);  // keep the first
+    seen.push_back(prof.values);
+    if (auto d = ir::DynamicShapes::generalize(prof.pos, seen)) {
+      auto dyn = std::make_shared<ir::DynamicShapes>(std::move(*d));
+      M::add("ShapeGeneralization");
+      std::shared_ptr<backend::Executable> exe;
+      {
+        M::ScopedTimer t("CompileTime");
+        exe = backend::active_backend().compile_generic(g, dyn);
+      }
+      if (exe) {
+        M::add("UncachedCompile");
+        M::add("DynamicCompile");
+        if (debug) debug_line(g, why + "; generic in " + dyn->describe(g));
+        st.seen = std::move(seen);
+        st.dyn = std::move(dyn);
+        st.exe = exe;
+        return exe;
+      }
+      st.declined = true;
+      M::add("DynamicCompileDeclined");
+      why += "; the backend declined generic code";
+    } else {
+      why += "; a size that changed is 0 or 1 here or before (never merged)";
+      // A reference with a 0 or 1 where sizes vary is useless for later graphs: this one
+      // replaces it, unless this one is the odd graph.
+      bool small_now = false;
+      for (size_t i = 0; i < prof.values.size(); ++i)
+        small_now = small_now || (prof.values[i] != st.seen.back()[i] && prof.values[i] < 2);
+      if (!small_now) st.seen = {prof.values};
+    }
+  }
+  if (st.seen.empty()) st.seen.push_back(prof.values);
+  if (debug) debug_line(g, why + "; specialized");
+  return compile_static(g);
 }
 
 void save_ir(const ir::Graph& g) {
@@ -142,7 +258,9 @@ void recover(const std::vector<Alias*>& aliases) {
   for (Alias* a : aliases) {
     try {
       ir::Graph g = ir::build_graph({a->value});
-      std::vector<Tensor> out = interp->compile(g)->run(run_inputs(g));
+      backend::RunArgs args = run_inputs(g);
+      args.graph = &g;
+      std::vector<Tensor> out = interp->compile(g)->run(args);
       a->value = ir::make_data(out[0]);
       a->generation++;
     } catch (const Error& e) {
@@ -186,18 +304,13 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   if (exe) {
     M::add("CachedCompile");
   } else {
-    std::vector<std::string> sig = ir::input_signature(g);
-    if (M::debug_enabled()) explain_miss(g, sig);
-    M::add("UncachedCompile");
-    {
-      M::ScopedTimer t("CompileTime");
-      exe = backend::active_backend().compile(g);
-    }
+    exe = compile_miss(g);
     exe->may_fail = may_fail(g);
-    cache().insert(CacheEntry{key, exe, std::move(sig)});
+    cache().insert(CacheEntry{key, exe, ir::input_signature(g)});
   }
   save_ir(g);
   backend::RunArgs args = run_inputs(g);
+  args.graph = &g;
   if (barrier && !exe->may_fail) {
     // The paper's two conditions: this is the barrier (the outputs are final) and every live
     // tensor is in the graph, so an input buffer nobody else holds may be overwritten.
@@ -232,6 +345,11 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   }
   for (size_t i = 0; i < args.donate.size(); ++i)
     if (args.donate[i]) M::add("DonatedBuffers");
+}
+
+void clear_compile_cache() {
+  cache().clear();
+  structures().clear();
 }
 
 void note_recorded_op() {

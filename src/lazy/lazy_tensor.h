@@ -104,6 +104,8 @@ Tensor make_lazy(ir::NodePtr value, Device d);
 
 // Graph execution (graph_executor.cpp). Caller holds nothing.
 void sync_aliases(const std::vector<Alias*>& aliases, bool barrier);
+// Drops the in-memory compile cache and the shape history of every graph structure.
+void clear_compile_cache();
 // Set once any alias has been marked failed (Alias::error): until then recording skips the check.
 extern std::atomic<bool> g_any_failed_run;
 void note_recorded_op();

@@ -15,6 +15,7 @@
 
 #include "backend/mlir/matmul_codegen.h"
 #include "backend/plan_node.h"
+#include "core/check.h"
 #include "core/metrics.h"
 #include "core/parallel.h"
 #include "core/shape.h"
@@ -54,8 +55,12 @@ Desc describe(const Tensor& t) {
 class MlirExecutable : public Executable {
  public:
   MlirExecutable(const ir::Graph& g, Schedule s, const PackedLookup& lookup,
-                 std::shared_ptr<void> code, const LibraryKernels& kernels)
-      : sched_(std::move(s)), code_(std::move(code)), nodes_(flatten(g, &roots_)) {
+                 std::shared_ptr<void> code, const LibraryKernels& kernels,
+                 std::shared_ptr<ir::DynamicShapes> dyn)
+      : sched_(std::move(s)),
+        code_(std::move(code)),
+        dyn_(std::move(dyn)),
+        nodes_(flatten(g, &roots_)) {
     std::unordered_map<const ir::Node*, int32_t> idx;
     for (size_t i = 0; i < g.order.size(); ++i) idx[g.order[i]] = static_cast<int32_t>(i);
     for (Schedule::Step& st : sched_.steps) {
@@ -114,6 +119,7 @@ class MlirExecutable : public Executable {
     // thread's fork the library's thread count.
     thread_local int omp_threads = 0;
     if (omp_threads != num_threads()) omp_set_num_threads(omp_threads = num_threads());
+    if (dyn_) take_sizes(args);
     std::vector<Tensor> v(nodes_.size());
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
@@ -152,6 +158,21 @@ class MlirExecutable : public Executable {
   }
 
  private:
+  // A shape-generic run: this graph's sizes and size attributes for the allocations and the
+  // library steps, its symbols for the compiled functions. (Runs hold the device lock: one at a
+  // time.)
+  void take_sizes(const RunArgs& args) {
+    LT_CHECK(args.graph && args.graph->order.size() == nodes_.size(),
+             "internal: a shape-generic executable run without its graph");
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const ir::Node* n = args.graph->order[i];
+      nodes_[i].meta.sizes = n->meta.sizes;
+      nodes_[i].attrs.ints = n->attrs.ints;
+      for (int k = 0; k < 4; ++k) nodes_[i].attrs.i[k] = n->attrs.i[k];
+    }
+    dyn_->symbol_values(*args.graph, &symbols_);
+  }
+
   struct Step {
     Schedule::Kind kind;
     int32_t node = -1;
@@ -259,6 +280,13 @@ class MlirExecutable : public Executable {
       if (!v[o].defined()) v[o] = make_eager(nodes_[o].meta.sizes, nodes_[o].meta.dtype);
       descs.push_back(describe(v[o]));
     }
+    if (dyn_) {
+      Desc d;
+      const auto* p = symbols_.data();
+      d.words = {reinterpret_cast<int64_t>(p), reinterpret_cast<int64_t>(p), 0,
+                 static_cast<int64_t>(symbols_.size()), 1};
+      descs.push_back(std::move(d));
+    }
     std::vector<void*> ptrs(descs.size()), args(descs.size());
     for (size_t i = 0; i < descs.size(); ++i) {
       ptrs[i] = descs[i].words.data();
@@ -269,6 +297,8 @@ class MlirExecutable : public Executable {
 
   Schedule sched_;
   std::shared_ptr<void> code_;
+  std::shared_ptr<ir::DynamicShapes> dyn_;  // shape-generic: see take_sizes()
+  std::vector<int64_t> symbols_;
   std::vector<int32_t> roots_;  // before nodes_: flatten() fills it in the initializer list
   std::vector<PlanNode> nodes_;
   std::vector<Step> steps_;
@@ -284,8 +314,10 @@ std::string cluster_entry(int k) { return "_mlir__mlir_ciface_" + cluster_functi
 std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,
                                                  const PackedLookup& lookup,
                                                  std::shared_ptr<void> code,
-                                                 const LibraryKernels& kernels) {
-  auto exe = std::make_unique<MlirExecutable>(g, std::move(s), lookup, std::move(code), kernels);
+                                                 const LibraryKernels& kernels,
+                                                 std::shared_ptr<ir::DynamicShapes> dyn) {
+  auto exe = std::make_unique<MlirExecutable>(g, std::move(s), lookup, std::move(code), kernels,
+                                              std::move(dyn));
   if (!exe->ok()) return nullptr;
   return exe;
 }

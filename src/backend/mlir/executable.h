@@ -27,10 +27,12 @@ std::string cluster_function(int k);
 std::string cluster_entry(int k);
 
 // `code` keeps the compiled code alive (a JIT engine, a dlopen'ed library). Returns nullptr when
-// a cluster's function is missing.
+// a cluster's function is missing. With `dyn`, the code is shape-generic: each run takes the
+// sizes of RunArgs::graph (allocations, library steps, the functions' symbols argument).
 std::unique_ptr<Executable> make_mlir_executable(const ir::Graph& g, Schedule s,
                                                  const PackedLookup& lookup,
                                                  std::shared_ptr<void> code,
-                                                 const LibraryKernels& kernels = {});
+                                                 const LibraryKernels& kernels = {},
+                                                 std::shared_ptr<ir::DynamicShapes> dyn = nullptr);
 
 }  // namespace lt::backend

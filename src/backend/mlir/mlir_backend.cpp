@@ -105,14 +105,70 @@ const char* kPipeline =
 // ---- lowering of one cluster
 class Lowering {
  public:
-  Lowering(MLIRContext* ctx, OpBuilder& b, Location loc) : ctx_(ctx), b_(b), loc_(loc) {}
+  Lowering(MLIRContext* ctx, OpBuilder& b, Location loc, const ir::DynamicShapes* dyn)
+      : ctx_(ctx), b_(b), loc_(loc), dyn_(dyn) {}
+
+  // A node's sizes: static ones as numbers, dynamic ones (dyn_) as ShapedType::kDynamic in `st`
+  // and as run-time values in `dyn`.
+  struct Shape {
+    SmallVector<int64_t> st;
+    SmallVector<Value> dyn;
+    SmallVector<OpFoldResult> mixed(Builder& b) const {
+      SmallVector<OpFoldResult> m;
+      size_t k = 0;
+      for (int64_t v : st)
+        m.push_back(ShapedType::isDynamic(v) ? OpFoldResult(dyn[k++])
+                                             : OpFoldResult(b.getIndexAttr(v)));
+      return m;
+    }
+  };
+  int32_t symbol(const ir::Node* n, size_t d) const { return dyn_ ? dyn_->size_symbol(n, d) : -1; }
+  Shape shape_of(const ir::Node* n) {
+    Shape s;
+    for (size_t d = 0; d < n->meta.sizes.size(); ++d) {
+      const int32_t y = symbol(n, d);
+      s.st.push_back(y < 0 ? n->meta.sizes[d] : ShapedType::kDynamic);
+      if (y >= 0) s.dyn.push_back(syms_.at(static_cast<size_t>(y)));
+    }
+    return s;
+  }
+  // Sizes for comparing shapes within the graph: a dynamic dim is its symbol as a negative
+  // number (never 1: the guard keeps dynamic sizes >= 2).
+  std::vector<int64_t> keyed(const ir::Node* n) const {
+    std::vector<int64_t> s(n->meta.sizes.begin(), n->meta.sizes.end());
+    for (size_t d = 0; d < s.size(); ++d)
+      if (symbol(n, d) >= 0) s[d] = -2 - symbol(n, d);
+    return s;
+  }
+  bool any_dynamic(const ir::Node* n) const {
+    for (size_t d = 0; d < n->meta.sizes.size(); ++d)
+      if (symbol(n, d) >= 0) return true;
+    return false;
+  }
+  SmallVector<int64_t> static_sizes(const ir::Node* n) const {
+    SmallVector<int64_t> s(n->meta.sizes.begin(), n->meta.sizes.end());
+    for (size_t d = 0; d < s.size(); ++d)
+      if (symbol(n, d) >= 0) s[d] = ShapedType::kDynamic;
+    return s;
+  }
+  RankedTensorType tensor_of(const ir::Node* n, Dtype t) {
+    return RankedTensorType::get(static_sizes(n), elem(t));
+  }
+  MemRefType memref_of(const ir::Node* n) {
+    return MemRefType::get(static_sizes(n), elem(n->meta.dtype));
+  }
+  // The symbols' values, loaded once at the function's entry from its sizes argument.
+  void load_symbols(Value sizes) {
+    for (size_t k = 0; dyn_ && k < dyn_->symbols(); ++k) {
+      Value i = arith::ConstantIndexOp::create(b_, loc_, static_cast<int64_t>(k));
+      Value v = memref::LoadOp::create(b_, loc_, sizes, ValueRange{i});
+      syms_.push_back(arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), v));
+    }
+  }
 
   Type elem(Dtype t) { return element_type(b_, t); }
   RankedTensorType tensor(IntList sizes, Dtype t) {
     return RankedTensorType::get(llvm::ArrayRef<int64_t>(sizes.data(), sizes.size()), elem(t));
-  }
-  MemRefType memref(IntList sizes, Dtype t) {
-    return MemRefType::get(llvm::ArrayRef<int64_t>(sizes.data(), sizes.size()), elem(t));
   }
 
   // Scalar conversion between dtypes (dtype_lowering.cpp).
@@ -128,18 +184,17 @@ class Lowering {
   }
 
   // out[i] = f(in0[map0(i)], ...): one linalg.generic with broadcasting maps.
-  Value generic(IntList out_sizes, Dtype out_dtype, const std::vector<Value>& ins,
+  Value generic(const Shape& out, Dtype out_dtype, const std::vector<Value>& ins,
                 const std::vector<AffineMap>& in_maps,
                 const std::function<Value(OpBuilder&, ValueRange)>& body) {
-    const unsigned R = out_sizes.size();
-    Value init = tensor::EmptyOp::create(b_, loc_, llvm::ArrayRef<int64_t>(out_sizes.data(), R),
-                                         elem(out_dtype));
+    const unsigned R = out.st.size();
+    Value init = tensor::EmptyOp::create(b_, loc_, out.st, elem(out_dtype), ValueRange(out.dyn));
     std::vector<AffineMap> maps = in_maps;
     maps.push_back(AffineMap::getMultiDimIdentityMap(R, ctx_));
     std::vector<utils::IteratorType> iters(R, utils::IteratorType::parallel);
     auto op = linalg::GenericOp::create(
-        b_, loc_, TypeRange{tensor(out_sizes, out_dtype)}, ValueRange(ins), ValueRange{init},
-        maps, iters, [&](OpBuilder& nb, Location, ValueRange args) {
+        b_, loc_, TypeRange{RankedTensorType::get(out.st, elem(out_dtype))}, ValueRange(ins),
+        ValueRange{init}, maps, iters, [&](OpBuilder& nb, Location, ValueRange args) {
           Value r = body(nb, args.drop_back());
           linalg::YieldOp::create(nb, loc_, r);
         });
@@ -147,7 +202,7 @@ class Lowering {
   }
 
   // Map from output index space (rank R) into an input of `in` sizes broadcast to `out`.
-  AffineMap broadcast_map(IntList in, IntList out) {
+  AffineMap broadcast_map(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
     const unsigned R = out.size(), r = in.size();
     std::vector<AffineExpr> ex;
     for (unsigned j = 0; j < r; ++j) {
@@ -170,10 +225,10 @@ class Lowering {
       case OpCategory::EwTernary: {
         std::vector<Dtype> in_dt;
         for (uint32_t i = 0; i < n->n_operands; ++i) {
-          maps.push_back(broadcast_map(n->operands[i]->meta.sizes, m.sizes));
+          maps.push_back(broadcast_map(keyed(n->operands[i].get()), keyed(n)));
           in_dt.push_back(n->operands[i]->meta.dtype);
         }
-        return generic(m.sizes, m.dtype, args, maps, [&](OpBuilder& b, ValueRange v) {
+        return generic(shape_of(n), m.dtype, args, maps, [&](OpBuilder& b, ValueRange v) {
           Value r = scalar(b, n, v, in_dt);
           // A storage dtype's result: computed in its compute dtype, rounded here.
           return r.getType() == elem(m.dtype) ? r : convert(b, r, m.compute, m.dtype);
@@ -182,7 +237,7 @@ class Lowering {
       case OpCategory::Reduction: {
         Value r = reduce(n, args[0]);
         if (!is_storage_dtype(m.dtype)) return r;
-        return generic(m.sizes, m.dtype, {r},
+        return generic(shape_of(n), m.dtype, {r},
                        {AffineMap::getMultiDimIdentityMap(m.sizes.size(), ctx_)},
                        [&](OpBuilder& b, ValueRange v) {
                          return convert(b, v[0], compute_dtype(m.dtype), m.dtype);
@@ -358,7 +413,7 @@ class Lowering {
       // accumulated over the consumer's iteration space.)
       // A float sum still adds its identity: +0 + -0 is +0, as eager (and PyTorch) give.
       const bool add_zero = fl && n->op == OpKind::Sum;
-      return generic({}, ct, {in}, {AffineMap::get(0, 0, {}, ctx_)},
+      return generic(Shape{}, ct, {in}, {AffineMap::get(0, 0, {}, ctx_)},
                      [&](OpBuilder& b, ValueRange v) {
                        Value x = convert(b, v[0], it, ct);
                        return add_zero ? Value(arith::AddFOp::create(b, loc_, x, fconst(b, ct, 0.0)))
@@ -395,19 +450,18 @@ class Lowering {
       default: break;
     }
     Value idv = fl ? fconst(b_, ct, fid) : iconst(b_, ct, iid);
-    IntList os = n->meta.sizes;
+    const Shape os = shape_of(n);
+    const RankedTensorType acc_type = RankedTensorType::get(os.st, elem(ct));
     // The accumulator is an allocation of its own, not tensor.empty: `cse` merged equal
     // fill(tensor.empty) inits of two reductions, and eliminate-empty-tensors then gave both
     // one destination buffer (two reductions of x and of f(x) both returned that of x).
-    Value empty = bufferization::AllocTensorOp::create(
-        b_, loc_, RankedTensorType::get(llvm::ArrayRef<int64_t>(os.data(), os.size()), elem(ct)),
-        ValueRange{});
+    Value empty = bufferization::AllocTensorOp::create(b_, loc_, acc_type, ValueRange(os.dyn));
     Value init = linalg::FillOp::create(b_, loc_, ValueRange{idv}, ValueRange{empty}).getResult(0);
     std::vector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(R, ctx_),
                                 AffineMap::get(R, 0, out_ex, ctx_)};
     const OpKind op = n->op;
     auto gen = linalg::GenericOp::create(
-        b_, loc_, TypeRange{tensor(os, ct)}, ValueRange{in}, ValueRange{init}, maps, iters,
+        b_, loc_, TypeRange{acc_type}, ValueRange{in}, ValueRange{init}, maps, iters,
         [&](OpBuilder& b, Location, ValueRange a) {
           Value x = convert(b, a[0], it, ct), acc = a[1];
           Value r;
@@ -456,11 +510,11 @@ class Lowering {
 
   Value movement(const ir::Node* n, Value in) {
     const ir::Node* src = n->operands[0].get();
-    IntList is = src->meta.sizes, os = n->meta.sizes;
+    const std::vector<int64_t> is = keyed(src), os = keyed(n);
     const unsigned R = os.size();
     const Dtype dt = n->meta.dtype;
     auto copy_with = [&](AffineMap map) {
-      return generic(os, dt, {in}, {map}, [](OpBuilder&, ValueRange v) { return v[0]; });
+      return generic(shape_of(n), dt, {in}, {map}, [](OpBuilder&, ValueRange v) { return v[0]; });
     };
     std::vector<AffineExpr> ex;
     switch (n->op) {
@@ -491,12 +545,15 @@ class Lowering {
         // tensor.extract_slice, not a generic with an offset map: a slice starting at 0 with
         // step 1 would give the identity map, and linalg would take the loop range from the
         // (larger) input. It also bufferizes to a view, without a copy.
-        std::vector<OpFoldResult> off, size, step;
+        std::vector<OpFoldResult> off, step;
         const SliceAttrs sa = SliceAttrs::of(n->attrs);
+        const int32_t start_sym = dyn_ ? dyn_->attr_symbol(n, 1) : -1;
+        SmallVector<OpFoldResult> size = shape_of(n).mixed(b_);
         for (unsigned d = 0; d < R; ++d) {
           const bool sliced = static_cast<int64_t>(d) == sa.dim;
-          off.push_back(b_.getIndexAttr(sliced ? sa.start : 0));
-          size.push_back(b_.getIndexAttr(os[d]));
+          off.push_back(sliced && start_sym >= 0
+                            ? OpFoldResult(syms_.at(start_sym))
+                            : OpFoldResult(b_.getIndexAttr(sliced ? sa.start : 0)));
           step.push_back(b_.getIndexAttr(sliced ? sa.step : 1));
         }
         return tensor::ExtractSliceOp::create(b_, loc_, in, off, size, step);
@@ -517,6 +574,9 @@ class Lowering {
                                 : getAffineDimExpr(cpos[k++], ctx_));
           return copy_with(AffineMap::get(R, 0, ex, ctx_));
         }
+        // Dynamic sizes (no affine map can divide by them): a collapse to one dim and an
+        // expansion to the result's sizes, which bufferize to views of the contiguous value.
+        if (any_dynamic(src) || any_dynamic(n)) return reshape_dynamic(n, in);
         AffineExpr lin = getAffineConstantExpr(0, ctx_);
         for (unsigned d = 0; d < R; ++d) lin = lin * os[d] + getAffineDimExpr(d, ctx_);
         int64_t stride = 1;
@@ -536,24 +596,78 @@ class Lowering {
     }
   }
 
+  Value reshape_dynamic(const ir::Node* n, Value in) {
+    const size_t r = n->operands[0]->meta.sizes.size(), R = n->meta.sizes.size();
+    // expand-strided-metadata (MLIR 22) crashes on an expansion with two dynamic sizes in a
+    // group (fusion turns a collapse into an expansion of its producer): those read the input
+    // through the linear index instead.
+    int dynamic_in = 0, dynamic_out = 0;
+    for (size_t d = 0; d < r; ++d) dynamic_in += symbol(n->operands[0].get(), d) >= 0;
+    for (size_t d = 0; d < R; ++d) dynamic_out += symbol(n, d) >= 0;
+    if (dynamic_in > 1 || dynamic_out > 1) return reshape_gather(n, in);
+    Value flat = in;
+    if (r != 1) {
+      ReassociationIndices all;
+      for (size_t j = 0; j < r; ++j) all.push_back(static_cast<int64_t>(j));
+      flat = tensor::CollapseShapeOp::create(b_, loc_, in, ArrayRef<ReassociationIndices>{all});
+    }
+    if (R == 1) return flat;
+    ReassociationIndices all;
+    for (size_t j = 0; j < R; ++j) all.push_back(static_cast<int64_t>(j));
+    return tensor::ExpandShapeOp::create(b_, loc_, tensor_of(n, n->meta.dtype), flat,
+                                         ArrayRef<ReassociationIndices>{all},
+                                         shape_of(n).mixed(b_));
+  }
+
+  // out[i] = in[delinearize(linearize(i))], the sizes at run time.
+  Value reshape_gather(const ir::Node* n, Value in) {
+    const Shape os = shape_of(n), is = shape_of(n->operands[0].get());
+    SmallVector<OpFoldResult> osz = os.mixed(b_), isz = is.mixed(b_);
+    auto idx = [&](OpBuilder& b, OpFoldResult f) -> Value {
+      if (auto v = dyn_cast<Value>(f)) return v;
+      return arith::ConstantIndexOp::create(b, loc_,
+                                            cast<IntegerAttr>(cast<Attribute>(f)).getInt());
+    };
+    return generic(os, n->meta.dtype, {}, {}, [&](OpBuilder& b, ValueRange) {
+      Value lin = arith::ConstantIndexOp::create(b, loc_, 0);
+      for (size_t d = 0; d < osz.size(); ++d) {
+        Value i = linalg::IndexOp::create(b, loc_, static_cast<uint64_t>(d));
+        lin =
+            arith::AddIOp::create(b, loc_, arith::MulIOp::create(b, loc_, lin, idx(b, osz[d])), i);
+      }
+      SmallVector<Value> at(isz.size());
+      for (size_t j = isz.size(); j-- > 0;) {
+        Value e = idx(b, isz[j]);
+        at[j] = j > 0 ? Value(arith::RemUIOp::create(b, loc_, lin, e)) : lin;
+        if (j > 0) lin = arith::DivUIOp::create(b, loc_, lin, e);
+      }
+      return tensor::ExtractOp::create(b, loc_, in, at);
+    });
+  }
+
   MLIRContext* ctx_;
   // Values made by a Permute: its input and permutation (movement(): permutes compose).
   std::unordered_map<void*, std::pair<Value, std::vector<int64_t>>> permuted_;
   OpBuilder& b_;
   Location loc_;
+  const ir::DynamicShapes* dyn_;
+  std::vector<Value> syms_;  // load_symbols()
   bool ok_ = true;
 };
 
 // Builds func @c<k>(inputs as tensors, outputs as memrefs) for one cluster.
 // Builds func @c<k>; false if a node has no lowering (`*failed`: that node, when known).
+// A shape-generic graph (`dyn`) gives every function a last argument, memref<?xi64>: the
+// symbols' values at run time.
 bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const std::string& name,
-                   const ir::Node** failed) {
+                   const ir::Node** failed, const ir::DynamicShapes* dyn) {
   OpBuilder b(ctx);
   Location loc = b.getUnknownLoc();
-  Lowering low(ctx, b, loc);
+  Lowering low(ctx, b, loc, dyn);
   std::vector<Type> args;
-  for (const ir::Node* n : c.inputs) args.push_back(low.tensor(n->meta.sizes, n->meta.dtype));
-  for (const ir::Node* n : c.outputs) args.push_back(low.memref(n->meta.sizes, n->meta.dtype));
+  for (const ir::Node* n : c.inputs) args.push_back(low.tensor_of(n, n->meta.dtype));
+  for (const ir::Node* n : c.outputs) args.push_back(low.memref_of(n));
+  if (dyn) args.push_back(MemRefType::get({ShapedType::kDynamic}, b.getI64Type()));
   b.setInsertionPointToEnd(module.getBody());
   auto fn = func::FuncOp::create(b, loc, name, FunctionType::get(ctx, args, {}));
   fn->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
@@ -569,6 +683,7 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
     if (!may_alias[i]) fn.setArgAttr(i, "llvm.noalias", UnitAttr::get(ctx));
   Block* entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
+  if (dyn) low.load_symbols(entry->getArgument(static_cast<unsigned>(args.size() - 1)));
   std::unordered_map<const ir::Node*, Value> val;
   for (size_t i = 0; i < c.inputs.size(); ++i) val[c.inputs[i]] = entry->getArgument(i);
   auto value_of = [&](const ir::Node* n) -> Value {
@@ -608,16 +723,29 @@ class MlirBackend : public Backend {
   const char* name() const override { return "mlir"; }
   bool supports(OpKind) const override { return true; }  // library steps run the rest
 
-  std::unique_ptr<Executable> compile(const ir::Graph& g) override {
+  std::unique_ptr<Executable> compile(const ir::Graph& g) override { return compile(g, nullptr); }
+
+  // Shape-generic code: dynamic dims in the types, sizes from the symbols argument; library
+  // matmuls run OpenBLAS (the generated kernels' tiles are shape-specialized). Declined
+  // (nullptr) wherever the static path would fall back, or when a cluster does not lower.
+  std::unique_ptr<Executable> compile_generic(const ir::Graph& g,
+                                              std::shared_ptr<ir::DynamicShapes> dyn) override {
+    dyn->bind(g);
+    return compile(g, std::move(dyn));
+  }
+
+ private:
+  std::unique_ptr<Executable> compile(const ir::Graph& g, std::shared_ptr<ir::DynamicShapes> dyn) {
     // Compile time grows with the graph while a huge unrolled trace gains little from fusion:
     // such graphs run on the interpreter (LT_MLIR_MAX_OPS, default 20000 ops).
     static const size_t max_ops = static_cast<size_t>(config::integer("LT_MLIR_MAX_OPS"));
     if (g.op_count > max_ops) {
+      if (dyn) return nullptr;
       M::add("LargeGraphInterp");
       return make_interp_backend()->compile(g);
     }
     Schedule s = partition(g);
-    const LibraryKernels kernels = matmul_kernels(s);  // before taking the context's lock
+    const LibraryKernels kernels = dyn ? LibraryKernels{} : matmul_kernels(s);  // before the lock
     MlirRuntime& rt = mlir_runtime();
     std::lock_guard<std::mutex> lock(rt.mu);
     MLIRContext* ctx = rt.ctx.get();
@@ -634,8 +762,8 @@ class MlirBackend : public Backend {
       const ir::Node* failed = nullptr;
       for (size_t k = 0; k < s.clusters.size() && built; ++k)
         built = build_cluster(ctx, *module, s.clusters[k], cluster_function(static_cast<int>(k)),
-                              &failed);
-      if (built || !failed || is_unlowered(failed->op)) break;
+                              &failed, dyn.get());
+      if (built || !failed || is_unlowered(failed->op) || dyn) break;
       mark_unlowered(failed->op);
       M::add(std::string("MlirUnlowered::") + op_name(failed->op));
       if (M::debug_enabled())
@@ -644,6 +772,12 @@ class MlirBackend : public Backend {
       s = partition(g);
     }
     auto fail = [&](const char* stage) -> std::unique_ptr<Executable> {
+      if (dyn) {
+        if (M::debug_enabled())
+          std::fprintf(stderr, "lazytensor: no shape-generic code (MLIR %s: %s)\n", stage,
+                       diag.substr(0, 300).c_str());
+        return nullptr;
+      }
       M::add("CompileFallback");
       std::fprintf(stderr, "lazytensor: MLIR %s failed for graph %s; running it on interp (%s)\n",
                    stage, ir::hash_hex(g.key).c_str(), diag.substr(0, 300).c_str());
@@ -682,7 +816,7 @@ class MlirBackend : public Backend {
               [&](const std::string& name) {
                 return reinterpret_cast<void (*)(void**)>(disk_cache::symbol(lib, name));
               },
-              lib, kernels);
+              lib, kernels, dyn);
           if (exe) {
             M::add("DiskCacheHit");
             return exe;
@@ -759,7 +893,7 @@ class MlirBackend : public Backend {
             auto it = code.symbols.find(name);
             return it == code.symbols.end() ? nullptr : it->second;
           },
-          code.owner, kernels);
+          code.owner, kernels, dyn);
     }
     if (exe && !cache_key.empty())
       disk_cache::store(cache_dir, cache_key, code.objects, {runner_utils, LT_LIBOMP_PATH});
@@ -769,7 +903,6 @@ class MlirBackend : public Backend {
     return exe;
   }
 
- private:
   static void dump(const char* when, ModuleOp m) {
     static const std::string path = config::text("LT_SAVE_IR").value_or("");
     static const std::string fmt = config::choice("LT_IR_FORMAT");

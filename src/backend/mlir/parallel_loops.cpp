@@ -5,10 +5,12 @@
 // collapsed OpenMP loop (the index arithmetic of a collapsed loop defeats LLVM's vectorizer) and
 // every small op would pay a fork/join. This pass keeps one OpenMP loop per op, over the
 // outermost dimension only, and only where the op does enough work to repay waking a thread;
-// the other dimensions become scf.for nests (vectorized by LLVM as before). Shapes are static, so
-// the work is known at compile time. The threshold (inner iterations) is measured on the host
-// (par_threshold.cpp) unless LT_MLIR_PAR_MIN sets it; the thread count is OpenMP's at run time
-// (the backend sets it to LT_NUM_THREADS). Measured on the Zen 5 with the fixed threshold:
+// the other dimensions become scf.for nests (vectorized by LLVM as before). With static shapes the
+// work is known at compile time; in shape-generic code (dynamic sizes) a nest whose work is not
+// becomes `scf.if (work >= threshold) {threaded nest} else {plain nest}`, the work computed at
+// run time from the bounds known before the nest. The threshold (inner iterations) is measured on
+// the host (par_threshold.cpp) unless LT_MLIR_PAR_MIN sets it; the thread count is OpenMP's at run
+// time (the backend sets it to LT_NUM_THREADS). Measured on the Zen 5 with the fixed threshold:
 // bench_train, medians of 3: the MLP step (largest loop 200k iterations) ran 870
 // steps/s with 32768, 930-990 with 262144 and 1000-1030 with no threads; the transformer step
 // (loops of 0.5-2M) 7.75 / 7.36 / 6.42 steps/s, softmax 4096x1024 1.34 / 1.34 / 2.22 ms.
@@ -22,6 +24,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
@@ -54,6 +57,50 @@ int64_t work_of(Operation* op) {
     }
   }
   return std::max<int64_t>(trips, 1) * inner;
+}
+
+bool has_unknown_trips(Operation* op) {
+  bool unknown = false;
+  op->walk([&](Operation* o) {
+    if (auto f = dyn_cast<scf::ForOp>(o))
+      unknown = unknown || trip_count(f.getLowerBound(), f.getUpperBound(), f.getStep()) < 0;
+    else if (auto p = dyn_cast<scf::ParallelOp>(o))
+      for (size_t i = 0; i < p.getNumLoops(); ++i)
+        unknown =
+            unknown || trip_count(p.getLowerBound()[i], p.getUpperBound()[i], p.getStep()[i]) < 0;
+  });
+  return unknown;
+}
+
+// work_of() as a run-time value computed before `at`; a loop whose bounds are defined inside the
+// nest counts as 1. Null: 1.
+Value work_value(OpBuilder& b, Location loc, Operation* op, Operation* at, DominanceInfo& dom) {
+  Value inner;
+  for (Region& r : op->getRegions())
+    for (Block& blk : r)
+      for (Operation& o : blk) {
+        if (o.getNumRegions() == 0) continue;
+        Value w = work_value(b, loc, &o, at, dom);
+        if (w) inner = inner ? Value(arith::MaxUIOp::create(b, loc, inner, w)) : w;
+      }
+  auto trips = [&](Value lb, Value ub, Value step) -> Value {
+    const int64_t t = trip_count(lb, ub, step);
+    if (t >= 0) return arith::ConstantIndexOp::create(b, loc, t);
+    if (!dom.properlyDominates(lb, at) || !dom.properlyDominates(ub, at) ||
+        !dom.properlyDominates(step, at))
+      return Value();
+    return arith::CeilDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb), step);
+  };
+  auto times = [&](Value a, Value c) -> Value {
+    return !a ? c : !c ? a : Value(arith::MulIOp::create(b, loc, a, c));
+  };
+  if (auto f = dyn_cast<scf::ForOp>(op)) {
+    inner = times(trips(f.getLowerBound(), f.getUpperBound(), f.getStep()), inner);
+  } else if (auto p = dyn_cast<scf::ParallelOp>(op)) {
+    for (size_t i = 0; i < p.getNumLoops(); ++i)
+      inner = times(trips(p.getLowerBound()[i], p.getUpperBound()[i], p.getStep()[i]), inner);
+  }
+  return inner;
 }
 
 // Rebuilds `p` as a 1-d scf.parallel over its first dimension (keep_parallel) or as a plain nest,
@@ -166,6 +213,10 @@ struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp
       if (!p.getInitVals().empty()) continue;  // reductions: not produced by linalg lowering
       bool outermost = !p->getParentOfType<scf::ParallelOp>();
       int64_t t0 = trip_count(p.getLowerBound()[0], p.getUpperBound()[0], p.getStep()[0]);
+      if (outermost && min_work >= 0 && t0 != 0 && t0 != 1 && has_unknown_trips(p)) {
+        decide_at_run_time(p, min_work);
+        continue;
+      }
       bool par = outermost && min_work >= 0 && t0 >= 2 && work_of(p) >= min_work;
       rebuild(p, par);
     }
@@ -176,6 +227,25 @@ struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp
       if (innermost) fors.push_back(f);
     });
     for (scf::ForOp f : fors) promote_accumulators(f);
+  }
+
+  static void decide_at_run_time(scf::ParallelOp p, int64_t min_work) {
+    OpBuilder b(p);
+    Location loc = p.getLoc();
+    DominanceInfo dom(p->getParentOp());
+    Value w = work_value(b, loc, p, p, dom);
+    if (!w) {  // nothing known before the nest: as the static rule with unknown bounds
+      rebuild(p, false);
+      return;
+    }
+    Value big = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, w,
+                                      arith::ConstantIndexOp::create(b, loc, min_work));
+    auto branch = scf::IfOp::create(b, loc, big, /*withElseRegion=*/true);
+    OpBuilder tb = branch.getThenBodyBuilder(), eb = branch.getElseBodyBuilder();
+    rebuild(cast<scf::ParallelOp>(tb.clone(*p)), true);
+    rebuild(cast<scf::ParallelOp>(eb.clone(*p)), false);
+    p.erase();
+    lt::metrics_impl::add("MlirRuntimeParallelChoice");
   }
 };
 

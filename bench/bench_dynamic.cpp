@@ -1,0 +1,191 @@
+// Dynamic shapes (issue 18): training loops whose input shape changes from step to step, on
+// lt_eager, lt_interp and lt_mlir (naming contract in bench_util.h). Each benchmark runs its
+// whole loop exactly once (Iterations(1)). The inputs are generated on the cpu before the loop
+// (fixed seeds: the same sizes and values for every system) and moved to the device in each
+// step, as a real program would:
+//   seqlen_loop: TransformerEncoderLayer(64, 4 heads; feed-forward 2048, libtorch's default),
+//     input [S, 8, 64] (sequence
+//     first) with S uniform in [8, 256] per step, loss mean(out^2), backward, Adam(1e-3),
+//     120 steps;
+//   seqlen_fixed: the same with S = 128 in every step, the static-shape baseline;
+//   batch_loop: MLP 784-256-10, batch uniform in [1, 128] per step, cross_entropy against random
+//     labels, backward, Adam(1e-3), 200 steps.
+// Counters (the lazy metrics are deltas over the loop, 0 on lt_eager):
+//   value: steps/s of the whole loop, compiles included (the headline);
+//   seconds: the loop's wall time;
+//   compiles: "UncachedCompile", graphs compiled (compile-cache misses);
+//   compile_s: "CompileTime", seconds spent compiling them;
+//   dynamic_compiles, static_compiles, shape_generalizations: "DynamicCompile",
+//     "StaticCompile", "ShapeGeneralization" (0 where the library does not count them);
+//   steady_ms: the mean time of a step in the loop's second half; a step ends with the
+//     barrier on lazy, which runs its graph synchronously, so the time includes the work;
+//   s128_ms (seqlen_*): the mean step time at S = 128: seqlen_loop runs 20 more steps at 128
+//     after its loop (not counted elsewhere), with the code the loop left (shape-generic on
+//     lt_mlir), against seqlen_fixed's steady_ms (specialized code);
+//   loss: the last step's loss, read once after the loop.
+// Run: ./build/bench/bench_dynamic
+#include <chrono>
+#include <memory>
+#include <random>
+#include <utility>
+
+#include "bench_util.h"
+
+namespace {
+
+using ltb::Sys;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kSeqSteps = 120, kBatchSteps = 200;
+constexpr int64_t kBatch = 8, kModel = 64;  // seqlen_*: inputs [S, kBatch, kModel]
+constexpr int64_t kProbeLen = 128, kProbes = 21;
+
+// Per-step sizes uniform in [lo, hi] from a fixed seed: the same sequence for every system.
+std::vector<int64_t> draw_sizes(int steps, int64_t lo, int64_t hi) {
+  std::mt19937 gen(0);
+  std::uniform_int_distribution<int64_t> dist(lo, hi);
+  std::vector<int64_t> sizes(steps);
+  for (int64_t& s : sizes) s = dist(gen);
+  return sizes;
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+struct SeqLen {
+  lt::Device d;
+  lt::nn::TransformerEncoderLayer layer{lt::nn::TransformerEncoderLayerOptions(kModel, 4)};
+  std::unique_ptr<lt::optim::Adam> opt;
+  std::vector<lt::Tensor> xs;  // on the cpu
+  SeqLen(lt::Device dev, const std::vector<int64_t>& lens) : d(dev) {
+    layer->to(d);
+    layer->train();
+    opt = std::make_unique<lt::optim::Adam>(layer->parameters(), lt::optim::AdamOptions(1e-3));
+    for (int64_t s : lens) xs.push_back(lt::randn({s, kBatch, kModel}));
+    lt::mark_step();
+  }
+  lt::Tensor step(size_t i) {
+    opt->zero_grad();
+    lt::Tensor out = layer->forward(xs[i].to(d));
+    lt::Tensor loss = (out * out).mean();
+    loss.backward();
+    opt->step();
+    return loss;
+  }
+};
+
+struct Mlp {
+  lt::Device d;
+  lt::nn::Sequential m{lt::nn::Linear(784, 256), lt::nn::ReLU(), lt::nn::Linear(256, 10)};
+  std::unique_ptr<lt::optim::Adam> opt;
+  std::vector<lt::Tensor> xs, ys;  // on the cpu
+  Mlp(lt::Device dev, const std::vector<int64_t>& batches) : d(dev) {
+    m->to(d);
+    opt = std::make_unique<lt::optim::Adam>(m->parameters(), lt::optim::AdamOptions(1e-3));
+    for (int64_t b : batches) {
+      xs.push_back(lt::randn({b, 784}));
+      ys.push_back(lt::randint(0, 10, {b}));
+    }
+    lt::mark_step();
+  }
+  lt::Tensor step(size_t i) {
+    opt->zero_grad();
+    lt::Tensor loss = lt::cross_entropy(m->forward(xs[i].to(d)), ys[i].to(d));
+    loss.backward();
+    opt->step();
+    return loss;
+  }
+};
+
+// The lazy counters reported, as (counter in the output, metrics name); absent ones read 0.
+const std::vector<std::pair<const char*, const char*>> kCounters = {
+    {"compiles", "UncachedCompile"},
+    {"dynamic_compiles", "DynamicCompile"},
+    {"static_compiles", "StaticCompile"},
+    {"shape_generalizations", "ShapeGeneralization"}};
+
+std::vector<double> read_metrics() {
+  std::vector<double> v;
+  for (const auto& [key, name] : kCounters)
+    v.push_back(static_cast<double>(lt::metrics::counter(name)));
+  v.push_back(lt::metrics::timer_ms("CompileTime"));
+  return v;
+}
+
+// Runs the model's loop once over `sizes` (one per step) and reports the counters above for
+// its first `counted` steps (the rest are probes, timed only); returns each step's time in ms.
+// The lazy device starts from an empty compile cache, as a new process would.
+template <typename Model>
+std::vector<double> train_loop(benchmark::State& st, Sys s, const std::vector<int64_t>& sizes,
+                               size_t counted) {
+  const lt::Device d = ltb::enter(s);
+  if (d.is_lazy()) lt::clear_compile_cache();
+  lt::manual_seed(0);
+  Model model(d, sizes);
+  const std::vector<double> before = read_metrics();
+  std::vector<double> after;
+  std::vector<double> step_ms(sizes.size());
+  double total_ms = 0, loss = 0;
+  for (auto _ : st) {
+    const Clock::time_point t0 = Clock::now();
+    lt::Tensor last;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const Clock::time_point s0 = Clock::now();
+      last = model.step(i);
+      if (d.is_lazy()) lt::mark_step();  // Adam's step already ended with it: a no-op barrier
+      step_ms[i] = ms_since(s0);
+      if (i + 1 == counted) {
+        lt::wait_device_ops();
+        loss = last.item<double>();
+        total_ms = ms_since(t0);
+        after = read_metrics();
+      }
+    }
+  }
+  for (size_t k = 0; k < kCounters.size(); ++k)
+    st.counters[kCounters[k].first] = after[k] - before[k];
+  st.counters["compile_s"] = (after.back() - before.back()) / 1e3;
+  st.counters["value"] = static_cast<double>(counted) / (total_ms / 1e3);
+  st.SetLabel("steps/s");
+  st.counters["seconds"] = total_ms / 1e3;
+  double sum = 0;
+  for (size_t i = counted / 2; i < counted; ++i) sum += step_ms[i];
+  st.counters["steady_ms"] = sum / static_cast<double>(counted - counted / 2);
+  st.counters["loss"] = loss;
+  return step_ms;
+}
+
+void seqlen(benchmark::State& st, Sys s, std::vector<int64_t> lens) {
+  const size_t counted = lens.size();
+  lens.resize(counted + kProbes, kProbeLen);
+  const std::vector<double> step_ms = train_loop<SeqLen>(st, s, lens, counted);
+  double sum = 0;
+  for (size_t i = counted + 1; i < lens.size(); ++i) sum += step_ms[i];  // the first: warm-up
+  st.counters["s128_ms"] = sum / (kProbes - 1);
+}
+
+const bool registered = [] {
+  const auto once = [](auto* b) { b->Iterations(1)->Unit(benchmark::kMillisecond); };
+  ltb::add(
+      "seqlen_loop", ltb::kAll,
+      [](benchmark::State& st, Sys s) { seqlen(st, s, draw_sizes(kSeqSteps, 8, 256)); }, once);
+  ltb::add(
+      "seqlen_fixed", ltb::kAll,
+      [](benchmark::State& st, Sys s) {
+        seqlen(st, s, std::vector<int64_t>(kSeqSteps, kProbeLen));
+      },
+      once);
+  ltb::add(
+      "batch_loop", ltb::kAll,
+      [](benchmark::State& st, Sys s) {
+        const std::vector<int64_t> b = draw_sizes(kBatchSteps, 1, 128);
+        train_loop<Mlp>(st, s, b, b.size());
+      },
+      once);
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();
