@@ -149,6 +149,23 @@ TEST_F(DynamicShapes, LargeSizesChooseThreadsAtRunTime) {
   EXPECT_EQ(counter("DynamicCompile"), 1);
 }
 
+TEST_F(DynamicShapes, MatmulWithRunTimeRowsRunsTheGeneratedKernelOnChunks) {
+  // Rows at run time, k and n fixed: whole chunks of rows run a kernel compiled for a chunk,
+  // the rest OpenBLAS. 1e-3 absolute: both sum k = 64 float32 products of randn values, in
+  // different orders (as test_lazy's CompiledMatmulByGeneratedCodeMatchesEager).
+  setenv("LT_MLIR_MATMUL", "codegen", 1);
+  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+    return {lt::matmul(v[0] * 0.5f, v[1]).relu()};
+  };
+  lt::manual_seed(9);
+  const lt::Tensor w = lt::randn({64, 64});
+  for (int64_t n : {40, 72, 200, 136, 8}) check(f, {lt::randn({n, 64}), w}, 0, 1e-3, "rows");
+  unsetenv("LT_MLIR_MATMUL");
+  EXPECT_EQ(counter("DynamicCompile"), 1);
+  EXPECT_EQ(counter("CodegenMatmulChunked"), 1);
+  EXPECT_GT(counter("CodegenMatmulRuns"), 0);
+}
+
 TEST_F(DynamicShapes, TrainingWithVariableBatchesMatchesEager) {
   // An MLP trained with SGD on both devices from equal weights; the batch size changes each
   // step. Weights after every step within 1e-4 (float32 matmuls and sums in other orders).

@@ -77,7 +77,10 @@ class MlirExecutable : public Executable {
         auto k = kernels.find(st.node);
         if (k != kernels.end()) {
           s.matmul = k->second;
-          if (matmul_policy() == MatmulPolicy::kMeasure) s.trial = std::make_shared<MatmulTrial>();
+          // (Shape-generic code's kernels run chunks of rows, which change with the sizes:
+          // no in-step trial.)
+          if (matmul_policy() == MatmulPolicy::kMeasure && !dyn_)
+            s.trial = std::make_shared<MatmulTrial>();
         }
       }
       steps_.push_back(std::move(s));
@@ -245,7 +248,8 @@ class MlirExecutable : public Executable {
     Tensor a = dense(in[0]), b = dense(in[1]);
     Tensor out = make_eager(n.meta.sizes, kFloat32);
     s.matmul(static_cast<const float*>(a.raw_data_ptr()),
-             static_cast<const float*>(b.raw_data_ptr()), static_cast<float*>(out.raw_data_ptr()));
+             static_cast<const float*>(b.raw_data_ptr()), static_cast<float*>(out.raw_data_ptr()),
+             rows);
     v[s.node] = out;
     M::add("CodegenMatmulRuns");
     return true;

@@ -17,8 +17,9 @@ namespace lt::backend {
 using PackedLookup = std::function<void (*(const std::string&))(void**)>;
 
 // Library matmul steps that run generated code (matmul_codegen.h) instead of OpenBLAS:
-// C[rows, m] = A[rows, k] B[k, m] on contiguous float32 buffers.
-using MatmulKernel = std::function<void(const float* a, const float* b, float* c)>;
+// C[rows, m] = A[rows, k] B[k, m] on contiguous float32 buffers (`rows` at run time: a kernel
+// for shape-generic code runs on chunks of rows).
+using MatmulKernel = std::function<void(const float* a, const float* b, float* c, int64_t rows)>;
 using LibraryKernels = std::unordered_map<const ir::Node*, MatmulKernel>;
 
 // Cluster k's function (`c<k>`) and its packed entry point, the symbol that the JIT and the

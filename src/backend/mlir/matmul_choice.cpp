@@ -15,6 +15,7 @@
 #include "backend/mlir/target.h"
 #include "core/config.h"
 #include "core/metrics.h"
+#include "core/parallel.h"
 #include "ops/registry.h"
 
 namespace lt::backend {
@@ -80,6 +81,64 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
   return wins;
 }
 
+namespace {
+
+// The rows of a chunk for C[rows, m] by a chunked kernel (chunked_matmul_kernels).
+int64_t chunk_rows(int64_t m) {
+  const int64_t col_blocks = std::max<int64_t>(1, (m + 127) / 128);
+  const int64_t want = 2 * static_cast<int64_t>(num_threads());
+  return std::clamp<int64_t>(32 * ((want + col_blocks - 1) / col_blocks), 32, 256);
+}
+
+LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) {
+  static const bool on = matmul_policy() != MatmulPolicy::kBlas;
+  LibraryKernels ks;
+  if (!on) return ks;
+  auto dynamic = [&](const ir::Node* n, size_t d) { return dyn && dyn->size_symbol(n, d) >= 0; };
+  for (const Schedule::Step& st : s.steps) {
+    if (st.kind != Schedule::Kind::Library || st.node->op != OpKind::Matmul) continue;
+    const ir::Node* n = st.node;
+    const ir::Node *an = n->operands[0].get(), *bn = n->operands[1].get();
+    const OpMeta& a = an->meta;
+    const OpMeta& b = bn->meta;
+    if (n->meta.dtype != kFloat32 || a.dtype != kFloat32 || b.dtype != kFloat32 ||
+        b.sizes.size() != 2 || a.sizes.size() < 2)
+      continue;
+    const size_t r = a.sizes.size();
+    if (dynamic(an, r - 1) || dynamic(bn, 0) || dynamic(bn, 1)) continue;  // k or m at run time
+    const int64_t k = a.sizes[r - 1], m = b.sizes[1];
+    int64_t rows = 1;
+    bool dynamic_rows = false;
+    for (size_t d = 0; d + 1 < r; ++d) {
+      rows *= a.sizes[d];
+      dynamic_rows = dynamic_rows || dynamic(an, d);
+    }
+    if (dynamic_rows) rows = chunk_rows(m);
+    if (b.sizes[0] != k || !codegen_matmul_fits(rows, m, k)) continue;
+    std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, k);
+    if (!c->run || !c->chosen) continue;  // OpenBLAS was faster on this host
+    if (!dynamic_rows) {
+      ks[n] = [c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); };
+    } else {
+      const int64_t chunk = rows;
+      ks[n] = [c, chunk, m, k](const float* x, const float* y, float* z, int64_t all) {
+        int64_t i = 0;
+        for (; i + chunk <= all; i += chunk) c->run(x + i * k, y, z + i * m);
+        if (i < all)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(all - i),
+                      static_cast<int>(m), static_cast<int>(k), 1.0f, x + i * k,
+                      static_cast<int>(k), y, static_cast<int>(m), 0.0f, z + i * m,
+                      static_cast<int>(m));
+      };
+      metrics_impl::add("CodegenMatmulChunked");
+    }
+    metrics_impl::add("CodegenMatmulSteps");
+  }
+  return ks;
+}
+
+}  // namespace
+
 // Library matmuls whose shape the generated kernel takes (matmul_codegen.h) run it instead of
 // OpenBLAS where it was faster when timed on this host (matmul_choice.cpp): 1.5-2x faster on a
 // Zen 5 with AVX-512, slower on an AVX2-only Zen 3 (docs/ARCHITECTURE.md, "Matmul: BLAS or
@@ -87,26 +146,11 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
 // OpenBLAS for all of them, =codegen the kernel wherever it fits.
 LibraryKernels matmul_kernels(const Schedule& s) {
   static const bool on = matmul_policy() != MatmulPolicy::kBlas;
-  LibraryKernels ks;
-  if (!on) return ks;
-  for (const Schedule::Step& st : s.steps) {
-    if (st.kind != Schedule::Kind::Library || st.node->op != OpKind::Matmul) continue;
-    const ir::Node* n = st.node;
-    const OpMeta& a = n->operands[0]->meta;
-    const OpMeta& b = n->operands[1]->meta;
-    if (n->meta.dtype != kFloat32 || a.dtype != kFloat32 || b.dtype != kFloat32 ||
-        b.sizes.size() != 2 || a.sizes.size() < 2)
-      continue;
-    const int64_t k = a.sizes[a.sizes.size() - 1], m = b.sizes[1];
-    int64_t rows = 1;
-    for (size_t d = 0; d + 1 < a.sizes.size(); ++d) rows *= a.sizes[d];
-    if (b.sizes[0] != k || !codegen_matmul_fits(rows, m, k)) continue;
-    std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, k);
-    if (!c->run || !c->chosen) continue;  // OpenBLAS was faster on this host
-    ks[n] = c->run;                       // holds the compiled code
-    metrics_impl::add("CodegenMatmulSteps");
-  }
-  return ks;
+  return library_kernels(s, nullptr);
+}
+
+LibraryKernels chunked_matmul_kernels(const Schedule& s, const ir::DynamicShapes& dyn) {
+  return library_kernels(s, &dyn);
 }
 
 }  // namespace lt::backend

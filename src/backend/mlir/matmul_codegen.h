@@ -53,5 +53,9 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
 // The schedule's library matmuls that run a generated kernel (matmul_choice.cpp): float32, B
 // 2-d, a shape the kernel fits and whose kernel beat OpenBLAS on this host.
 LibraryKernels matmul_kernels(const Schedule& s);
+// The same for shape-generic code (`dyn`): a matmul whose rows are dynamic (k and B static) runs
+// a kernel compiled for a chunk of rows on each whole chunk and OpenBLAS on the rest; the chunk
+// is the smallest multiple of 32 rows giving each thread two blocks of C (at most 256).
+LibraryKernels chunked_matmul_kernels(const Schedule& s, const ir::DynamicShapes& dyn);
 
 }  // namespace lt::backend

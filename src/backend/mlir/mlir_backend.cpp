@@ -745,7 +745,8 @@ class MlirBackend : public Backend {
       return make_interp_backend()->compile(g);
     }
     Schedule s = partition(g);
-    const LibraryKernels kernels = dyn ? LibraryKernels{} : matmul_kernels(s);  // before the lock
+    const LibraryKernels kernels =  // before taking the context's lock
+        dyn ? chunked_matmul_kernels(s, *dyn) : matmul_kernels(s);
     MlirRuntime& rt = mlir_runtime();
     std::lock_guard<std::mutex> lock(rt.mu);
     MLIRContext* ctx = rt.ctx.get();
