@@ -610,8 +610,9 @@ TEST_F(Lazy, SaveIrAndDebugExplainRecompiles) {
 }
 
 // ---- golden tests of the emitted MLIR (x*y+z, softmax, matmul+bias+relu). The child dumps the
-// MLIR before and after the pipeline for three graphs; the parent runs FileCheck on each with the
-// CHECK lines of tests/golden/<name>.mlir (the ops that matter, not the exact text).
+// MLIR before and after the pipeline for four graphs (the last shape-generic); the parent runs
+// FileCheck on each with the CHECK lines of tests/golden/<name>.mlir (the ops that matter, not the
+// exact text).
 TEST(LazyChild, MlirGolden) {
   if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of MlirGoldenModules";
   lt::manual_seed(0);
@@ -624,6 +625,11 @@ TEST(LazyChild, MlirGolden) {
   lt::Tensor r2 = lt::softmax(x, 1);
   lt::mark_step();
   lt::Tensor r3 = lt::relu(lt::matmul(x, w) + b);
+  lt::mark_step();
+  // softmax's graph again with 6 rows: only a size changed, so shape-generic code.
+  lt::Tensor x6 = lt::rand({6, 8}).to(kLazy);
+  lt::mark_step();
+  lt::Tensor r4 = lt::softmax(x6, 1);
   lt::mark_step();
 }
 
@@ -648,14 +654,14 @@ TEST_F(Lazy, MlirGoldenModules) {
   ss << std::ifstream(dump_path).rdbuf();
   const std::vector<std::string> before = mlir_sections(ss.str(), "// MLIR before the pipeline");
   const std::vector<std::string> after = mlir_sections(ss.str(), "// MLIR after the pipeline");
-  ASSERT_EQ(before.size(), 3u) << ss.str();
-  ASSERT_EQ(after.size(), 3u);
+  ASSERT_EQ(before.size(), 4u) << ss.str();
+  ASSERT_EQ(after.size(), 4u);
   // Each module is checked by LLVM's FileCheck against the CHECK lines of its golden file:
   // BEFORE on the module we build, AFTER and LOWERED on what the pipeline leaves.
   const std::string golden_dir =
       std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) + "/golden/";
-  const char* names[] = {"mul_add_broadcast", "softmax", "matmul_bias_relu"};
-  for (int k = 0; k < 3; ++k) {
+  const char* names[] = {"mul_add_broadcast", "softmax", "matmul_bias_relu", "softmax_generic"};
+  for (int k = 0; k < 4; ++k) {
     const std::string golden = golden_dir + names[k] + ".mlir";
     const std::pair<const char*, const std::string*> runs[] = {
         {"BEFORE", &before[k]}, {"AFTER", &after[k]}, {"LOWERED", &after[k]}};

@@ -125,6 +125,8 @@ ShapeProfile shape_profile(const Graph& g) {
 std::optional<DynamicShapes> DynamicShapes::generalize(
     const std::vector<IntPos>& pos, const std::vector<std::vector<int64_t>>& seen) {
   if (seen.size() < 2) return std::nullopt;
+  for (const std::vector<int64_t>& v : seen)
+    if (v.size() != pos.size()) return std::nullopt;  // (a hash collision of two structures)
   DynamicShapes d;
   d.pos_ = pos;
   d.values_ = seen.back();

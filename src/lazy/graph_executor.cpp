@@ -167,6 +167,7 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g) {
   if (all.size() >= kMaxStructures) all.clear();
   Structure& st =
       all[ir::mix(prof.structure, reinterpret_cast<uintptr_t>(&backend::active_backend()))];
+  if (!st.seen.empty() && st.seen.back().size() != prof.values.size()) st = Structure{};
   if (st.exe && st.dyn->admits(prof.values)) {
     M::add("CachedCompile");
     M::add("DynamicCacheHit");

@@ -98,7 +98,8 @@ const char* kPipeline =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,func.func(convert-linalg-to-parallel-loops),lt-parallel-outer,"
-    "convert-scf-to-openmp,expand-strided-metadata,lower-affine,finalize-memref-to-llvm{use-generic-functions=true},"
+    "convert-scf-to-openmp,lt-omp-if,expand-strided-metadata,lower-affine,finalize-memref-to-llvm{"
+    "use-generic-functions=true},"
     "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
     "reconcile-unrealized-casts";
 

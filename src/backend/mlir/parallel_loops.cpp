@@ -7,10 +7,14 @@
 // outermost dimension only, and only where the op does enough work to repay waking a thread;
 // the other dimensions become scf.for nests (vectorized by LLVM as before). With static shapes the
 // work is known at compile time; in shape-generic code (dynamic sizes) a nest whose work is not
-// becomes `scf.if (work >= threshold) {threaded nest} else {plain nest}`, the work computed at
-// run time from the bounds known before the nest. The threshold (inner iterations) is measured on
-// the host (par_threshold.cpp) unless LT_MLIR_PAR_MIN sets it; the thread count is OpenMP's at run
-// time (the backend sets it to LT_NUM_THREADS). Measured on the Zen 5 with the fixed threshold:
+// keeps its threaded form, and the work, computed at run time from the bounds known before the
+// nest, decides whether the threads join: `work >= threshold` (an arith.cmpi marked
+// `lt.parallel_if`) becomes the OpenMP region's thread count, omp_get_max_threads() or 1, once
+// convert-scf-to-openmp has made it (lt-omp-if, below; one copy of the loop, where an scf.if over
+// two copies cost 15-30% more LLVM time for the same code; the region's `if` clause needs
+// __kmpc_fork_call_if, which LLVM 14's libomp lacks). The threshold (inner iterations) is measured
+// on the host (par_threshold.cpp) unless LT_MLIR_PAR_MIN sets it; the thread count is OpenMP's at
+// run time (the backend sets it to LT_NUM_THREADS). Measured on the Zen 5 with the fixed threshold:
 // bench_train, medians of 3: the MLP step (largest loop 200k iterations) ran 870
 // steps/s with 32768, 930-990 with 262144 and 1000-1030 with no threads; the transformer step
 // (loops of 0.5-2M) 7.75 / 7.36 / 6.42 steps/s, softmax 4096x1024 1.34 / 1.34 / 2.22 ms.
@@ -21,7 +25,9 @@
 #include "backend/mlir/par_threshold.h"
 #include "core/metrics.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
@@ -34,6 +40,8 @@ namespace lt::backend {
 namespace {
 
 using namespace mlir;
+
+constexpr const char* kParallelIf = "lt.parallel_if";
 
 int64_t trip_count(Value lb, Value ub, Value step) {
   auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(step);
@@ -238,14 +246,54 @@ struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp
       rebuild(p, false);
       return;
     }
-    Value big = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, w,
-                                      arith::ConstantIndexOp::create(b, loc, min_work));
-    auto branch = scf::IfOp::create(b, loc, big, /*withElseRegion=*/true);
-    OpBuilder tb = branch.getThenBodyBuilder(), eb = branch.getElseBodyBuilder();
-    rebuild(cast<scf::ParallelOp>(tb.clone(*p)), true);
-    rebuild(cast<scf::ParallelOp>(eb.clone(*p)), false);
-    p.erase();
+    auto big = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, w,
+                                     arith::ConstantIndexOp::create(b, loc, min_work));
+    big->setAttr(kParallelIf, UnitAttr::get(p.getContext()));
+    rebuild(p, true);  // right after the condition
     lt::metrics_impl::add("MlirRuntimeParallelChoice");
+  }
+};
+
+// The marked condition before an omp.parallel (in its block, with no other omp.parallel in
+// between) sets its thread count: all of OpenMP's, or one.
+struct OmpIfPass : PassWrapper<OmpIfPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OmpIfPass)
+  StringRef getArgument() const final { return "lt-omp-if"; }
+  StringRef getDescription() const final {
+    return "the run-time thread choice of lt-parallel-outer as the OpenMP region's thread count";
+  }
+  void getDependentDialects(DialectRegistry& r) const override {
+    r.insert<omp::OpenMPDialect, func::FuncDialect>();
+  }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext* ctx = module.getContext();
+    const char* kMax = "omp_get_max_threads";
+    auto i32 = IntegerType::get(ctx, 32);
+    module.walk([&](Block* block) {
+      Operation* pending = nullptr;
+      for (Operation& op : *block) {
+        if (op.hasAttr(kParallelIf)) {
+          op.removeAttr(kParallelIf);
+          pending = &op;
+          continue;
+        }
+        auto par = dyn_cast<omp::ParallelOp>(op);
+        if (!par || !pending) continue;
+        if (!module.lookupSymbol<func::FuncOp>(kMax)) {
+          OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+          func::FuncOp::create(mb, module.getLoc(), kMax, FunctionType::get(ctx, {}, {i32}))
+              .setPrivate();
+        }
+        OpBuilder b(par);
+        Location loc = par.getLoc();
+        Value all = func::CallOp::create(b, loc, kMax, TypeRange{i32}, ValueRange{}).getResult(0);
+        Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
+        Value n = arith::SelectOp::create(b, loc, pending->getResult(0), all, one);
+        par.getNumThreadsMutable().assign(n);
+        pending = nullptr;
+      }
+    });
   }
 };
 
@@ -253,6 +301,7 @@ struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp
 
 void register_lt_mlir_passes() {
   PassRegistration<ParallelOuterPass>();
+  PassRegistration<OmpIfPass>();
   register_recompute_pass();
 }
 
