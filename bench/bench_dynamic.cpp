@@ -8,6 +8,11 @@
 //     first) with S uniform in [8, 256] per step, loss mean(out^2), backward, Adam(1e-3),
 //     120 steps;
 //   seqlen_fixed: the same with S = 128 in every step, the static-shape baseline;
+//   seqlen_generic_vs_static (lt_mlir): the seqlen_* step at S = 128 with specialized code and
+//     with shape-generic code, in one process: each round clears the compile cache, compiles
+//     one or the other (generic: after steps at S = 100 and 112), and times 20 steps at 128;
+//     3 rounds of each, alternating; counters static_ms and generic_ms (medians of the rounds'
+//     means) and value = generic_ms / static_ms (the goal: at most 1.15);
 //   batch_loop: MLP 784-256-10, batch uniform in [1, 128] per step, cross_entropy against random
 //     labels, backward, Adam(1e-3), 200 steps.
 // Counters (the lazy metrics are deltas over the loop, 0 on lt_eager):
@@ -24,6 +29,7 @@
 //     lt_mlir), against seqlen_fixed's steady_ms (specialized code);
 //   loss: the last step's loss, read once after the loop.
 // Run: ./build/bench/bench_dynamic
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <random>
@@ -165,6 +171,40 @@ void seqlen(benchmark::State& st, Sys s, std::vector<int64_t> lens) {
   st.counters["s128_ms"] = sum / (kProbes - 1);
 }
 
+// One round of seqlen_generic_vs_static: the mean step time at S = kProbeLen.
+double probe_round(bool generic) {
+  const lt::Device d("lazy");
+  lt::clear_compile_cache();
+  lt::manual_seed(0);
+  std::vector<int64_t> lens = generic ? std::vector<int64_t>{100, 112} : std::vector<int64_t>{};
+  const size_t warm = lens.size() + 3;  // compiles, then steps of the code under test
+  lens.resize(warm + kProbes, kProbeLen);
+  SeqLen model(d, lens);
+  double sum = 0;
+  for (size_t i = 0; i < lens.size(); ++i) {
+    const Clock::time_point t0 = Clock::now();
+    model.step(i);
+    if (i >= warm) sum += ms_since(t0);
+  }
+  return sum / kProbes;
+}
+
+void generic_vs_static(benchmark::State& st) {
+  ltb::enter(Sys::Mlir);
+  std::vector<double> stat, gen;
+  for (auto _ : st)
+    for (int r = 0; r < 3; ++r) {
+      stat.push_back(probe_round(false));
+      gen.push_back(probe_round(true));
+    }
+  std::sort(stat.begin(), stat.end());
+  std::sort(gen.begin(), gen.end());
+  st.counters["static_ms"] = stat[stat.size() / 2];
+  st.counters["generic_ms"] = gen[gen.size() / 2];
+  st.counters["value"] = gen[gen.size() / 2] / stat[stat.size() / 2];
+  st.SetLabel("x");
+}
+
 const bool registered = [] {
   const auto once = [](auto* b) { b->Iterations(1)->Unit(benchmark::kMillisecond); };
   ltb::add(
@@ -176,6 +216,9 @@ const bool registered = [] {
         seqlen(st, s, std::vector<int64_t>(kSeqSteps, kProbeLen));
       },
       once);
+  ltb::add(
+      "seqlen_generic_vs_static", {Sys::Mlir},
+      [](benchmark::State& st, Sys) { generic_vs_static(st); }, once);
   ltb::add(
       "batch_loop", ltb::kAll,
       [](benchmark::State& st, Sys s) {

@@ -38,6 +38,18 @@ int64_t iterations(linalg::GenericOp g) {
   return n;
 }
 
+// Whether reader `c` runs as many iterations as producer `g` (whose result it reads as `r`): equal
+// counts where both are static; with dynamic sizes (shape-generic code), when `c` reads `r`
+// through an identity map over as many loops (g's loops are r's dims).
+bool same_iterations(linalg::GenericOp g, linalg::GenericOp c, Value r) {
+  const int64_t n = iterations(g), m = iterations(c);
+  if (n >= 0 && m >= 0) return n == m;
+  if (c.getNumLoops() != g.getNumLoops()) return false;
+  for (OpOperand& o : c->getOpOperands())
+    if (o.get() == r && !c.getMatchingIndexingMap(&o).isIdentity()) return false;
+  return true;
+}
+
 bool cheap(linalg::GenericOp g) {
   if (g.getNumResults() != 1 || !g.hasPureTensorSemantics() ||
       g.getNumParallelLoops() != g.getNumLoops())
@@ -72,12 +84,11 @@ struct RecomputeCheapPass : PassWrapper<RecomputeCheapPass, OperationPass<Module
       for (Operation* u : r.getUsers())
         if (!llvm::is_contained(readers, u)) readers.push_back(u);
       if (readers.size() < 2 || readers.size() > kMaxReaders) continue;
-      const int64_t n = iterations(g);
-      const bool all_fusible = n >= 0 && llvm::all_of(readers, [&](Operation* u) {
-                                 auto c = dyn_cast<linalg::GenericOp>(u);
-                                 return c && c->getBlock() == g->getBlock() &&
-                                        c.hasPureTensorSemantics() && iterations(c) == n;
-                               });
+      const bool all_fusible = llvm::all_of(readers, [&](Operation* u) {
+        auto c = dyn_cast<linalg::GenericOp>(u);
+        return c && c->getBlock() == g->getBlock() && c.hasPureTensorSemantics() &&
+               same_iterations(g, c, r);
+      });
       if (!all_fusible) continue;
       for (size_t i = 1; i < readers.size(); ++i) {
         OpBuilder b(readers[i]);
