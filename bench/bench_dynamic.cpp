@@ -22,8 +22,9 @@
 //   compile_s: "CompileTime", seconds spent compiling them;
 //   dynamic_compiles, static_compiles, shape_generalizations: "DynamicCompile",
 //     "StaticCompile", "ShapeGeneralization" (0 where the library does not count them);
-//   steady_ms: the mean time of a step in the loop's second half; a step ends with the
-//     barrier on lazy, which runs its graph synchronously, so the time includes the work;
+//   steady_ms: the median time of a step in the loop's second half (a compile there, e.g. of a
+//     batch of 1, is not steady state); a step ends with the barrier on lazy, which runs its
+//     graph synchronously, so the time includes the work;
 //   s128_ms (seqlen_*): the mean step time at S = 128: seqlen_loop runs 20 more steps at 128
 //     after its loop (not counted elsewhere), with the code the loop left (shape-generic on
 //     lt_mlir), against seqlen_fixed's steady_ms (specialized code);
@@ -155,9 +156,10 @@ std::vector<double> train_loop(benchmark::State& st, Sys s, const std::vector<in
   st.counters["value"] = static_cast<double>(counted) / (total_ms / 1e3);
   st.SetLabel("steps/s");
   st.counters["seconds"] = total_ms / 1e3;
-  double sum = 0;
-  for (size_t i = counted / 2; i < counted; ++i) sum += step_ms[i];
-  st.counters["steady_ms"] = sum / static_cast<double>(counted - counted / 2);
+  std::vector<double> late(step_ms.begin() + static_cast<std::ptrdiff_t>(counted / 2),
+                           step_ms.begin() + static_cast<std::ptrdiff_t>(counted));
+  std::sort(late.begin(), late.end());
+  st.counters["steady_ms"] = late[late.size() / 2];
   st.counters["loss"] = loss;
   return step_ms;
 }
