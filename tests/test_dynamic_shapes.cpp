@@ -225,6 +225,33 @@ TEST_F(DynamicShapes, TransformerSequenceLengthsCompileBoundedly) {
   EXPECT_EQ(counter("DynamicCacheHit"), 2);
 }
 
+TEST_F(DynamicShapes, LibraryStepsTakeTheirSizesAtRunTime) {
+  // Convolution, pooling and their gradients over images of changing size, an embedding of a
+  // changing number of tokens, cat, argmax: eager kernels between compiled clusters, each given
+  // this graph's sizes and size attributes (the pooling gradients' input extents).
+  lt::manual_seed(10);
+  const lt::Tensor w = lt::randn({4, 2, 3, 3}), table = lt::randn({11, 5});
+  for (int64_t h : {12, 16, 20, 14}) {
+    lt::Tensor x = lt::randn({2, 2, h, h + 2}), tok = lt::randint(0, 11, {h});
+    lt::Tensor wc = w.clone().requires_grad_(true), wl = w.to(kLazy).requires_grad_(true);
+    auto net = [](const lt::Tensor& x, const lt::Tensor& w) {
+      lt::Tensor y = lt::conv2d(x, w, {}, {1, 1}, {1, 1}).relu();
+      return lt::avg_pool2d(lt::max_pool2d(y, {2, 2}), {2, 2});
+    };
+    lt::Tensor yc = net(x, wc), yl = net(x.to(kLazy), wl);
+    (yc * yc).sum().backward();
+    (yl * yl).sum().backward();
+    lt::Tensor ec = lt::cat({lt::embedding(tok, table), table}, 0).argmax(1);
+    lt::Tensor el =
+        lt::cat({lt::embedding(tok.to(kLazy), table.to(kLazy)), table.to(kLazy)}, 0).argmax(1);
+    lt::mark_step();
+    EXPECT_TRUE(lt::allclose(yl.to("cpu"), yc, 1e-5, 1e-5)) << "h " << h;
+    EXPECT_TRUE(lt::allclose(wl.grad().to("cpu"), wc.grad(), 1e-4, 1e-4)) << "h " << h;
+    EXPECT_TRUE(lt::equal(el.to("cpu"), ec)) << "h " << h;
+  }
+  EXPECT_GE(counter("DynamicCacheHit"), 1) << lt::metrics::report();
+}
+
 TEST_F(DynamicShapes, OffCompilesEveryShape) {
   setenv("LT_DYNAMIC_SHAPES", "off", 1);
   const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
