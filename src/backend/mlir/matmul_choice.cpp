@@ -144,10 +144,7 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
 // Zen 5 with AVX-512, slower on an AVX2-only Zen 3 (docs/ARCHITECTURE.md, "Matmul: BLAS or
 // generated code"). Float32, B 2-d (A's batch dims fold into rows). LT_MLIR_MATMUL=blas keeps
 // OpenBLAS for all of them, =codegen the kernel wherever it fits.
-LibraryKernels matmul_kernels(const Schedule& s) {
-  static const bool on = matmul_policy() != MatmulPolicy::kBlas;
-  return library_kernels(s, nullptr);
-}
+LibraryKernels matmul_kernels(const Schedule& s) { return library_kernels(s, nullptr); }
 
 LibraryKernels chunked_matmul_kernels(const Schedule& s, const ir::DynamicShapes& dyn) {
   return library_kernels(s, &dyn);
