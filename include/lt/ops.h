@@ -203,6 +203,12 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
+// PyTorch's scatter_reduce: src's elements (as far as index reaches) reduced into t's at index
+// along dim, reduce "sum", "mean" (integers: floor division), "amax" or "amin" ("prod" throws:
+// not supported yet); include_self: t's own value takes part. amax/amin's gradient is shared
+// evenly by the elements equal to the result, as PyTorch's.
+Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self = true);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& t, int64_t size, int64_t dim = 0);

@@ -309,6 +309,8 @@ class Tensor {
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                        const std::string& reduce, bool include_self = true) const;
   // libtorch's indexing (lt/indexing.h): integers, Slice, None, Ellipsis, bool, integer and
   // bool tensors. Basic indices give a view; tensor indices gather into a new tensor.
   Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
