@@ -154,10 +154,10 @@ std::shared_ptr<backend::Executable> compile_static(const ir::Graph& g) {
 // sizes; else a new generic version when only sizes changed since a graph of the same
 // structure (PyTorch 2's "automatic dynamic": static code first, generic after a change);
 // else specialized code.
-std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g) {
+std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
+                                                  const std::vector<std::string>& sig) {
   const bool dynamic = config::choice("LT_DYNAMIC_SHAPES") == "auto";  // read per miss
   const bool debug = M::debug_enabled();
-  std::vector<std::string> sig = debug ? ir::input_signature(g) : std::vector<std::string>{};
   if (!dynamic) {
     if (debug) debug_line(g, explain_new_structure(sig) + "; specialized");
     return compile_static(g);
@@ -305,9 +305,10 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   if (exe) {
     M::add("CachedCompile");
   } else {
-    exe = compile_miss(g);
+    std::vector<std::string> sig = ir::input_signature(g);
+    exe = compile_miss(g, sig);
     exe->may_fail = may_fail(g);
-    cache().insert(CacheEntry{key, exe, ir::input_signature(g)});
+    cache().insert(CacheEntry{key, exe, std::move(sig)});
   }
   save_ir(g);
   backend::RunArgs args = run_inputs(g);

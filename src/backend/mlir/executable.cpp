@@ -111,6 +111,14 @@ class MlirExecutable : public Executable {
           s.donate.emplace_back(i, o);
       }
     }
+    // A shape-generic run re-reads the sizes of the values it allocates or runs a kernel for.
+    if (dyn_)
+      for (const Step& s : steps_) {
+        if (s.kind == Schedule::Kind::Cluster)
+          sized_.insert(sized_.end(), s.out.begin(), s.out.end());
+        else
+          sized_.push_back(s.node);
+      }
     release_after_.resize(steps_.size());
     for (size_t i = 0; i < last.size(); ++i)
       if (last[i] >= 0) release_after_[last[i]].push_back(static_cast<int32_t>(i));
@@ -162,13 +170,13 @@ class MlirExecutable : public Executable {
 
  private:
   // A shape-generic run: this graph's sizes and size attributes for the allocations and the
-  // library steps, its symbols for the compiled functions. (Runs hold the device lock: one at a
-  // time.)
+  // library steps (sized_), its symbols for the compiled functions. (Runs hold the device lock:
+  // one at a time.)
   void take_sizes(const RunArgs& args) {
     LT_CHECK(args.graph && args.graph->order.size() == nodes_.size(),
              "internal: a shape-generic executable run without its graph");
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      const ir::Node* n = args.graph->order[i];
+    for (int32_t i : sized_) {
+      const ir::Node* n = args.graph->order[static_cast<size_t>(i)];
       nodes_[i].meta.sizes = n->meta.sizes;
       nodes_[i].attrs.ints = n->attrs.ints;
       for (int k = 0; k < 4; ++k) nodes_[i].attrs.i[k] = n->attrs.i[k];
@@ -303,6 +311,7 @@ class MlirExecutable : public Executable {
   std::shared_ptr<void> code_;
   std::shared_ptr<ir::DynamicShapes> dyn_;  // shape-generic: see take_sizes()
   std::vector<int64_t> symbols_;
+  std::vector<int32_t> sized_;  // shape-generic: the values take_sizes() updates
   std::vector<int32_t> roots_;  // before nodes_: flatten() fills it in the initializer list
   std::vector<PlanNode> nodes_;
   std::vector<Step> steps_;
