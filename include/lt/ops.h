@@ -204,8 +204,8 @@ Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tens
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
 // PyTorch's scatter_reduce: src's elements (as far as index reaches) reduced into t's at index
-// along dim, reduce "sum", "mean" (integers: floor division), "amax" or "amin" ("prod" throws:
-// not supported yet); include_self: t's own value takes part. amax/amin's gradient is shared
+// along dim, reduce "sum", "prod", "mean" (integers: floor division), "amax" or "amin";
+// include_self: t's own value takes part. amax/amin's gradient is shared
 // evenly by the elements equal to the result, as PyTorch's.
 Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce, bool include_self = true);

@@ -2,6 +2,8 @@
 // amin scatter src sorted along dim (ascending for amax), so that the last write to each target,
 // which wins, is its extremum; their gradient, shared evenly by every element equal to the
 // result (PyTorch's rule), is a custom autograd function, which puts this file in the nn layer.
+// prod sorts src by target and multiplies each target's run by a segmented scan, so it is exact
+// (products only, no division) and its gradient, the product of the others, holds with zeros.
 #include <cmath>
 #include <limits>
 
@@ -57,6 +59,40 @@ struct Extremum : autograd::Function<Extremum> {
   }
 };
 
+// x moved k places along d, its first k entries `fill`.
+Tensor shifted(const Tensor& x, int64_t d, int64_t k, const Scalar& fill) {
+  std::vector<int64_t> head = x.sizes().vec();
+  head[static_cast<size_t>(d)] = k;
+  return cat({full(head, fill, x.options()), x.narrow(d, 0, x.size(d) - k)}, d);
+}
+
+// Each target's product of the src elements index sends it (1 where none). src is sorted by
+// target (stably) along d; a Hillis-Steele scan in log2(n) steps leaves each run's product on
+// the run's last element, and only those are added into the targets. What else is added is -0.0,
+// the identity of IEEE addition, so that a product of -0.0 keeps its sign.
+Tensor src_products(const Tensor& t, int64_t d, const Tensor& index, const Tensor& src) {
+  const int64_t n = index.size(d);
+  const Tensor order = argsort(index, d, /*descending=*/false, /*stable=*/true);
+  const Tensor to = index.gather(d, order);
+  Tensor v = src.gather(d, order);
+  for (int64_t k = 1; k < n; k *= 2)
+    v = where(shifted(to, d, k, -1) == to, v * shifted(v, d, k, 1), v);
+  const Tensor next = cat({to.narrow(d, 1, n - 1), full_like(to.narrow(d, 0, 1), -1)}, d);
+  return ones_like(t)
+      .masked_fill(hit_mask(t, d, index), -0.0)
+      .scatter_add(d, to, where(next != to, v, full_like(v, -0.0)));
+}
+
+Tensor product(const Tensor& t, int64_t d, const Tensor& index, const Tensor& src,
+               bool include_self) {
+  if (t.dim() == 0)
+    return product(t.reshape({1}), 0, index.reshape({1}), src.reshape({1}), include_self)
+        .reshape({});
+  if (index.numel() == 0) return t.clone();
+  const Tensor p = src_products(t, d, index, src);
+  return include_self ? t * p : where(hit_mask(t, d, index), p, t);
+}
+
 }  // namespace
 
 Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
@@ -65,7 +101,6 @@ Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const T
   LT_CHECK(reduce == "sum" || reduce == "mean" || reduce == "amax" || reduce == "amin" ||
                reduce == "prod",
            "scatter_reduce: reduce must be one of sum, prod, mean, amax, amin; got '", reduce, "'");
-  LT_CHECK(reduce != "prod", "scatter_reduce: reduce='prod' is not supported yet");
   LT_CHECK(t.dtype() == src.dtype(), "scatter_reduce: expected self and src of one dtype, got ",
            dtype_name(t.dtype()), " and ", dtype_name(src.dtype()));
   LT_CHECK(index.dim() == t.dim() && src.dim() == t.dim(),
@@ -78,6 +113,7 @@ Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const T
   Tensor part = src;
   for (int64_t k = 0; k < src.dim(); ++k)
     if (index.size(k) < src.size(k)) part = part.narrow(k, 0, index.size(k));
+  if (reduce == "prod") return product(t, d, index, part, include_self);
   if (reduce == "amax" || reduce == "amin")
     return Extremum::apply(t, d, index, part, reduce == "amax", include_self);
   const Tensor hit = hit_mask(t, d, index);
