@@ -386,6 +386,28 @@ TEST_P(TorchNn, TransformerAsInLibtorch) {
             0.0f);
 }
 
+// CTC as a libtorch speech program spells it: log_softmax over [T, N, C], a module with
+// CPU length tensors, torch::ctc_loss with lists, F::ctc_loss with options; all agree.
+TEST_P(TorchNn, CtcLossAsInLibtorch) {
+  torch::manual_seed(4);
+  torch::Tensor logits = torch::randn({12, 2, 5}).to(dev()).requires_grad_(true);
+  torch::Tensor lp = logits.log_softmax(2);
+  torch::Tensor targets = torch::randint(1, 5, {2, 4}, torch::kLong).to(dev());
+  torch::Tensor in_len = torch::full({2}, 12, torch::kLong), tgt_len = torch::tensor({4, 3});
+  torch::nn::CTCLoss ctc(torch::nn::CTCLossOptions().blank(0).zero_infinity(true));
+  torch::Tensor loss = ctc(lp, targets, in_len, tgt_len);
+  expect_same(loss,
+              torch::ctc_loss(lp, targets, {12, 12}, {4, 3}, 0, torch::Reduction::Mean, true));
+  torch::Tensor each =
+      F::ctc_loss(lp, targets, in_len, tgt_len, F::CTCLossFuncOptions().reduction(torch::kNone));
+  expect_same(loss, (each / torch::tensor({4.0f, 3.0f}).to(dev())).mean());
+  expect_same(each.sum(), F::ctc_loss(lp, targets, in_len, tgt_len,
+                                      F::CTCLossFuncOptions().reduction(torch::kSum)));
+  loss.backward();
+  EXPECT_TRUE(logits.grad().defined());
+  EXPECT_TRUE(std::isfinite(logits.grad().abs().sum().item<float>()));
+}
+
 TEST(TorchNnPrint, ModulesPrintTheirTree) {
   torch::nn::Sequential seq(torch::nn::Linear(3, 4), torch::nn::ReLU());
   std::ostringstream os;

@@ -420,6 +420,18 @@ Tensor binary_cross_entropy_with_logits(const Tensor& x, const Tensor& y, const 
 // Reduction::BatchMean (torch::kBatchMean) divides the sum by the batch size.
 Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean,
               bool log_target = false);
+// Connectionist temporal classification: log_probs [T, N, C] (or [T, C]), targets padded [N, S]
+// (or [S]) or concatenated [sum(target_lengths)]; lengths as lists or integer tensors (host
+// tensors are checked; device tensors stay on the device, except for concatenated targets,
+// whose lengths are read: a sync point on lazy). Mean divides each loss by its target length,
+// then averages. zero_infinity: impossible alignments give 0 and no gradient. The gradient with
+// respect to log_probs is PyTorch's (that of the logits of a log_softmax).
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntList input_lengths,
+                IntList target_lengths, int64_t blank = 0, int64_t reduction = Reduction::Mean,
+                bool zero_infinity = false);
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank = 0,
+                int64_t reduction = Reduction::Mean, bool zero_infinity = false);
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& attn_mask = {}, double dropout_p = 0,
                                     bool is_causal = false);

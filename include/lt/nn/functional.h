@@ -241,6 +241,7 @@ using KLDivFuncOptions = KLDivLossOptions;
 using MarginRankingLossFuncOptions = MarginRankingLossOptions;
 using CosineEmbeddingLossFuncOptions = CosineEmbeddingLossOptions;
 using TripletMarginLossFuncOptions = TripletMarginLossOptions;
+using CTCLossFuncOptions = CTCLossOptions;
 
 // ---- overloads with options (the result written into the input where `inplace` says so)
 namespace detail {
@@ -427,6 +428,11 @@ inline Tensor huber_loss(const Tensor& a, const Tensor& b, const HuberLossFuncOp
 }
 inline Tensor kl_div(const Tensor& x, const Tensor& t, const KLDivFuncOptions& o) {
   return lt::kl_div(x, t, o.reduction(), o.log_target());
+}
+inline Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                       const Tensor& target_lengths, const CTCLossFuncOptions& o = {}) {
+  return lt::ctc_loss(log_probs, targets, input_lengths, target_lengths, o.blank(), o.reduction(),
+                      o.zero_infinity());
 }
 inline Tensor margin_ranking_loss(const Tensor& x1, const Tensor& x2, const Tensor& target,
                                   const MarginRankingLossFuncOptions& o = {}) {

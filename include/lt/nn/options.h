@@ -406,6 +406,12 @@ struct TripletMarginLossOptions {
   LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
 };
 
+struct CTCLossOptions {
+  LT_ARG(int64_t, blank) = 0;
+  LT_ARG(Reduction::Reduction, reduction) = Reduction::Mean;
+  LT_ARG(bool, zero_infinity) = false;
+};
+
 // ---- recurrent layers (libtorch's names and defaults)
 struct RNNOptions {
   RNNOptions(int64_t input_size, int64_t hidden_size)

@@ -52,4 +52,18 @@ LT_NN_LOSS3(CosineEmbeddingLoss, cosine_embedding_loss);
 LT_NN_LOSS3(TripletMarginLoss, triplet_margin_loss);
 #undef LT_NN_LOSS3
 
+// CTCLoss: forward(log_probs, targets, input_lengths, target_lengths), as libtorch's.
+class CTCLossImpl : public Module {
+ public:
+  explicit CTCLossImpl(const CTCLossOptions& o = {}) : options(o) {}
+  Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                 const Tensor& target_lengths) {
+    return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
+  }
+  std::string name() const override { return "CTCLoss"; }
+  LT_CLONE_FROM_OPTIONS(CTCLossImpl)
+  CTCLossOptions options;
+};
+LT_MODULE(CTCLoss);
+
 }  // namespace lt::nn
