@@ -25,9 +25,13 @@ inline const char* sys_name(Sys s) {
   return s == Sys::Eager ? "lt_eager" : s == Sys::Interp ? "lt_interp" : "lt_mlir";
 }
 
-// Selects the system (the lazy backend too) and returns its device.
+// Selects the system (the lazy backend too) and returns its device. A lazy workload starts from
+// an empty compile cache, as a fresh process would: otherwise a graph of the structure an
+// earlier workload compiled at other sizes (matmul_128 before matmul_512) is taken for a
+// changing size and gets shape-generic code, and the workload measures that.
 inline lt::Device enter(Sys s) {
   if (s == Sys::Eager) return lt::Device("cpu");
+  lt::clear_compile_cache();
   lt::set_lazy_backend(s == Sys::Interp ? "interp" : "mlir");
   return lt::Device("lazy");
 }
