@@ -680,6 +680,27 @@ TEST_P(CtcLoss, SpellingsAgree) {
   EXPECT_NEAR(one.item<double>(), k_ctc_none[1], 1e-13);
 }
 
+// log_probs as a non-contiguous view (the usual batch-first logits transposed to [T, N, C]) and
+// targets as a column slice: the same losses and gradients as contiguous copies.
+TEST_P(CtcLoss, NonContiguousInputs) {
+  // [N, T, C] holding the golden log_probs' logits, so that its transpose is them.
+  Tensor nt =
+      lt_test::filled({6, 3, 4}, 1, dev()).transpose(0, 1).contiguous().requires_grad_(true);
+  Tensor view = nt.transpose(0, 1).log_softmax(2);
+  ASSERT_FALSE(nt.transpose(0, 1).is_contiguous());
+  const Tensor wide =
+      lt::tensor(std::vector<int64_t>{1, 9, 1, 9, 2, 9, 3, 9, 0, 9, 0, 9, 2, 9, 3, 9, 0, 9}, {3, 6})
+          .to(dev());
+  const Tensor every_other = wide.slice(1, 0, 6, 2);  // [[1, 1, 2], [3, 0, 0], [2, 3, 0]]
+  Tensor loss = lt::ctc_loss(view, every_other, {6, 4, 5}, {3, 1, 2}, 0, lt::Reduction::Sum);
+  loss.backward();
+  lt_test::expect_golden(loss, k_ctc_sum, 1e-13, "non-contiguous");
+  Tensor copy = nt.detach().transpose(0, 1).contiguous().requires_grad_(true);
+  lt::ctc_loss(copy.log_softmax(2), targets(), {6, 4, 5}, {3, 1, 2}, 0, lt::Reduction::Sum)
+      .backward();
+  EXPECT_TRUE(lt::allclose(nt.grad().transpose(0, 1).cpu(), copy.grad().cpu(), 1e-13, 1e-13));
+}
+
 // An alignment that cannot exist (3 labels with a repeat need 4 steps; sample 0 has 2): inf, or
 // with zero_infinity 0 and no gradient. A target of length 0 and blank = 3.
 TEST_P(CtcLoss, ImpossibleAlignmentsEmptyTargetsAndBlank) {

@@ -580,6 +580,22 @@ TEST_P(ScatterReduce, ProdOfLongRunsMatchesALoop) {
   EXPECT_TRUE(lt::equal(z.scatter_reduce(0, e, lt::ones({0}).to(dev()), "prod").cpu(), z.cpu()));
 }
 
+// Non-contiguous self, index and src (transposed views) give what contiguous copies give, for
+// every reduce.
+TEST_P(ScatterReduce, NonContiguousInputs) {
+  lt::manual_seed(9);
+  const Tensor t = lt::randn({4, 5}).to(dev()), src = lt::randn({3, 5}).to(dev());
+  const Tensor index = lt::randint(0, 4, {3, 5}).to(dev());
+  const Tensor tt = t.t().contiguous().t(), st = src.t().contiguous().t();
+  const Tensor it = index.t().contiguous().t();
+  ASSERT_FALSE(tt.is_contiguous());
+  for (const char* r : {"sum", "prod", "mean", "amax", "amin"})
+    for (bool self : {true, false})
+      EXPECT_TRUE(lt::allclose(tt.scatter_reduce(0, it, st, r, self).cpu(),
+                               t.scatter_reduce(0, index, src, r, self).cpu(), 1e-6, 1e-6))
+          << r << (self ? " include_self" : "");
+}
+
 TEST_P(ScatterReduce, IntegersSrcLargerThanIndexAndNaN) {
   // Integers: mean floor-divides (PyTorch's rule); src beyond index's extent is not read.
   const Tensor t = lt::tensor(std::vector<int64_t>{10, -7, 3}, {3}).to(dev());
