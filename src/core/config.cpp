@@ -47,6 +47,7 @@ constexpr Var kVars[] = {
   {"LT_MLIR_DISABLE_LOWERING", Type::Text, "", 0, 0, "", "test only: op1,op2 lose their MLIR lowering (become library steps)"},
   {"LT_MLIR_PIPELINE", Type::Text, "", 0, 0, "", "experiments: the MLIR pass pipeline instead of the built-in one"},
   {"LT_LLVM_OPT", Type::Int, "2", 0, 3, "", "LLVM code generation level"},
+  {"LT_JIT_MODULES_PER_THREAD", Type::Int, "2", 1, 8, "", "modules a graph's functions are split into per JIT thread (the threads take them largest first)"},
   {"LT_LLVM_PIPELINE", Type::Text, "", 0, 0, "", "experiments: the LLVM pass pipeline (\"\" = LLVM's O2)"},
   {"LT_CPU_FEATURES", Type::Text, "", 0, 0, "", "restrict the JIT target, LLVM style: -avx512f (the AVX2 path), -avx (SSE)"},
   {"LT_FASHION_MNIST_DIR", Type::Text, "", 0, 0, "", "Fashion-MNIST files (default: Debian's dataset-fashion-mnist)"},

@@ -2,6 +2,7 @@
 #include "backend/mlir/jit.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -37,6 +38,13 @@ SplitModules split_functions(ModuleOp m, int parts, const std::vector<double>& w
     load[k] += weights.at(i);
     out.functions[k].push_back(i);
   }
+  // The heaviest module first: the JIT's threads take them in this order.
+  std::vector<size_t> bins(n);
+  std::iota(bins.begin(), bins.end(), 0);
+  std::stable_sort(bins.begin(), bins.end(), [&](size_t a, size_t b) { return load[a] > load[b]; });
+  std::vector<std::vector<size_t>> sorted;
+  for (size_t k : bins) sorted.push_back(std::move(out.functions[k]));
+  out.functions = std::move(sorted);
   for (size_t k = 0; k < n; ++k) {
     out.modules.push_back(ModuleOp::create(m.getLoc()));
     std::sort(out.functions[k].begin(), out.functions[k].end());  // the order they had in `m`
@@ -122,9 +130,14 @@ JitCode jit_compile(std::vector<OwningOpRef<ModuleOp>>& modules,
     parts[i].ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
+  std::atomic<size_t> next{0};
+  auto take = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) work(i);
+  };
   std::vector<std::thread> helpers;
-  for (size_t i = 1; i < n; ++i) helpers.emplace_back(work, i);
-  if (n > 0) work(0);
+  const size_t threads = std::clamp<size_t>(static_cast<size_t>(std::max(o.threads, 1)), 1, n);
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(take);
+  take();
   for (std::thread& t : helpers) t.join();
   JitCode out;
   auto engines = std::make_shared<std::vector<std::unique_ptr<ExecutionEngine>>>();

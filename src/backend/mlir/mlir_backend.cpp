@@ -217,11 +217,14 @@ class MlirBackend : public Backend {
       M::add("DiskCacheMiss");
     }
     // Split into modules compiled on parallel threads (jit.h): LLVM's code generation is most
-    // of the compile time and runs on one thread per module. One module per thread: each more
-    // costs ~8 ms of its own (an engine, its target machine, the wrappers).
+    // of the compile time and runs on one thread per module. The weights (nodes) predict LLVM's
+    // time poorly (a one-op select over 17x256 took as long as a 525-op cross-entropy over
+    // 17x10), so there are more modules than threads and each thread takes the next when it is
+    // done; each module costs ~2-3 ms of its own (an engine, its target machine, the wrappers).
     std::vector<double> weights;  // function k is cluster k
     for (const Cluster& c : s.clusters) weights.push_back(4.0 + static_cast<double>(c.nodes.size()));
-    SplitModules split = split_functions(*module, lt::num_threads(), weights);
+    static const int per_thread = static_cast<int>(config::integer("LT_JIT_MODULES_PER_THREAD"));
+    SplitModules split = split_functions(*module, lt::num_threads() * per_thread, weights);
     std::vector<OwningOpRef<ModuleOp>>& parts = split.modules;
     std::vector<std::vector<std::string>> names(parts.size());
     for (size_t i = 0; i < parts.size(); ++i)
@@ -250,6 +253,7 @@ class MlirBackend : public Backend {
     JitOptions jo;
     jo.opt_level = opt_level;
     jo.shared_libs = {runner_utils};
+    jo.threads = lt::num_threads();
     if (!cache_key.empty()) {
       llvm::sys::fs::create_directories(cache_dir);
       jo.object_prefix = cache_dir + "/" + cache_key + "." + std::to_string(::getpid()) + ".tmp";
