@@ -6,12 +6,22 @@
 #include <numeric>
 
 #include "api/dispatch.h"
+#include "api/shift.h"
 #include "core/check.h"
 #include "core/shape.h"
 #include "lt/indexing.h"
 #include "lt/ops.h"
 
 namespace lt {
+
+Tensor shifted(const Tensor& y, int64_t dim, int64_t k, double fill) {
+  const int64_t n = y.size(dim);
+  if (k >= n) return full_like(y, fill);
+  std::vector<int64_t> zs(y.sizes().begin(), y.sizes().end());
+  zs[dim] = k;
+  return cat({full(IntList(zs), fill, y.options()), y.narrow(dim, 0, n - k)}, dim);
+}
+
 namespace {
 
 // A [1, .., n, .., 1] view of a 1-d index over `dim`, expanded to `sizes`.
@@ -21,13 +31,6 @@ Tensor index_along(const Tensor& index, int64_t dim, IntList sizes) {
   std::vector<int64_t> full(sizes.begin(), sizes.end());
   full[dim] = index.numel();
   return index.reshape(IntList(shape)).expand(IntList(full));
-}
-
-Tensor shifted(const Tensor& y, int64_t dim, int64_t k, double fill) {
-  const int64_t n = y.size(dim);
-  std::vector<int64_t> zs(y.sizes().begin(), y.sizes().end());
-  zs[dim] = k;
-  return cat({full(IntList(zs), fill, y.options()), y.narrow(dim, 0, n - k)}, dim);
 }
 
 Tensor scan(const Tensor& x, int64_t dim, std::optional<Dtype> dtype, bool product,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/shift.h"
 #include "core/check.h"
 #include "core/shape.h"
 #include "lt/ops.h"
@@ -29,13 +30,6 @@ Tensor log_sum_exp(const std::vector<Tensor>& xs) {
   return where(finite, shift + log(where(finite, s, 1.0)), kNegInf);
 }
 
-// x moved k places along dim 1, its first k entries `fill`.
-Tensor shifted(const Tensor& x, int64_t k, double fill) {
-  const int64_t n = x.size(1);
-  if (k >= n) return full_like(x, fill);
-  return cat({full({x.size(0), k}, fill, x.options()), x.narrow(1, 0, n - k)}, 1);
-}
-
 // Per-sample losses [N] for log_probs [T, N, C], padded targets [N, S] (int64), and lengths [N]
 // (int64, on log_probs' device).
 Tensor ctc_per_sample(const Tensor& lp, const Tensor& targets, const Tensor& in_len,
@@ -51,11 +45,11 @@ Tensor ctc_per_sample(const Tensor& lp, const Tensor& targets, const Tensor& in_
   const Tensor lpe = lp.gather(2, ext.unsqueeze(0).expand({T, N, L}));  // [T, N, L]
   const Tensor pos = arange(L, i64).unsqueeze(0);                       // [1, L]
   // A label may follow the previous label directly (skipping the blank) unless they are equal.
-  const Tensor skip = (pos >= 2) & (ext != blank) & (ext != shifted(ext, 2, -1));
+  const Tensor skip = (pos >= 2) & (ext != blank) & (ext != shifted(ext, 1, 2, -1));
   Tensor alpha = where(pos < 2, lpe.select(0, 0), kNegInf);
   for (int64_t t = 1; t < T; ++t) {
-    const Tensor next = log_sum_exp({alpha, shifted(alpha, 1, kNegInf),
-                                     where(skip, shifted(alpha, 2, kNegInf), kNegInf)}) +
+    const Tensor next = log_sum_exp({alpha, shifted(alpha, 1, 1, kNegInf),
+                                     where(skip, shifted(alpha, 1, 2, kNegInf), kNegInf)}) +
                         lpe.select(0, t);
     alpha = where((in_len > t).unsqueeze(1), next, alpha);
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "api/shift.h"
 #include "core/check.h"
 #include "lt/autograd_function.h"
 #include "lt/ops.h"
@@ -59,18 +60,12 @@ struct Extremum : autograd::Function<Extremum> {
   }
 };
 
-// x moved k places along d, its first k entries `fill`.
-Tensor shifted(const Tensor& x, int64_t d, int64_t k, const Scalar& fill) {
-  std::vector<int64_t> head = x.sizes().vec();
-  head[static_cast<size_t>(d)] = k;
-  return cat({full(head, fill, x.options()), x.narrow(d, 0, x.size(d) - k)}, d);
-}
-
 // Each target's product of the src elements index sends it (1 where none). src is sorted by
 // target (stably) along d; a Hillis-Steele scan in log2(n) steps leaves each run's product on
 // the run's last element, and only those are added into the targets. What else is added is -0.0,
 // the identity of IEEE addition, so that a product of -0.0 keeps its sign.
-Tensor src_products(const Tensor& t, int64_t d, const Tensor& index, const Tensor& src) {
+Tensor src_products(const Tensor& t, int64_t d, const Tensor& index, const Tensor& src,
+                    const Tensor& hit) {
   const int64_t n = index.size(d);
   const Tensor order = argsort(index, d, /*descending=*/false, /*stable=*/true);
   const Tensor to = index.gather(d, order);
@@ -78,9 +73,8 @@ Tensor src_products(const Tensor& t, int64_t d, const Tensor& index, const Tenso
   for (int64_t k = 1; k < n; k *= 2)
     v = where(shifted(to, d, k, -1) == to, v * shifted(v, d, k, 1), v);
   const Tensor next = cat({to.narrow(d, 1, n - 1), full_like(to.narrow(d, 0, 1), -1)}, d);
-  return ones_like(t)
-      .masked_fill(hit_mask(t, d, index), -0.0)
-      .scatter_add(d, to, where(next != to, v, full_like(v, -0.0)));
+  return ones_like(t).masked_fill(hit, -0.0).scatter_add(d, to,
+                                                         where(next != to, v, full_like(v, -0.0)));
 }
 
 Tensor product(const Tensor& t, int64_t d, const Tensor& index, const Tensor& src,
@@ -89,8 +83,9 @@ Tensor product(const Tensor& t, int64_t d, const Tensor& index, const Tensor& sr
     return product(t.reshape({1}), 0, index.reshape({1}), src.reshape({1}), include_self)
         .reshape({});
   if (index.numel() == 0) return t.clone();
-  const Tensor p = src_products(t, d, index, src);
-  return include_self ? t * p : where(hit_mask(t, d, index), p, t);
+  const Tensor hit = hit_mask(t, d, index);
+  const Tensor p = src_products(t, d, index, src, hit);
+  return include_self ? t * p : where(hit, p, t);
 }
 
 }  // namespace

@@ -135,7 +135,8 @@ JitCode jit_compile(std::vector<OwningOpRef<ModuleOp>>& modules,
     for (size_t i; (i = next.fetch_add(1)) < n;) work(i);
   };
   std::vector<std::thread> helpers;
-  const size_t threads = std::clamp<size_t>(static_cast<size_t>(std::max(o.threads, 1)), 1, n);
+  const size_t threads =
+      std::min(static_cast<size_t>(std::max(o.threads, 1)), std::max<size_t>(n, 1));
   for (size_t t = 1; t < threads; ++t) helpers.emplace_back(take);
   take();
   for (std::thread& t : helpers) t.join();
