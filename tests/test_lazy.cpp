@@ -448,6 +448,49 @@ TEST_F(Lazy, CompiledCodeWritesDonatedBufferInPlace) {
   lt::set_lazy_backend(before);
 }
 
+// Cluster::in_place: the compiled update reads w from its output's buffer. Donated at the
+// barrier, that is w's own buffer; at a sync that is no barrier (no donation) w is first copied
+// into the fresh output, and w's old buffer must stay as it was.
+TEST_F(Lazy, InPlaceUpdateReadsThroughItsOutput) {
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  lt::Tensor w = lt::randn({1000}).to(kLazy), g = lt::randn({1000}).to(kLazy);
+  lt::Tensor m = lt::zeros({1000}).to(kLazy);
+  lt::mark_step();
+  const std::vector<float> wv = vals(w), gv = vals(g);
+  lt::metrics::reset();
+  for (int step = 0; step < 2; ++step) {  // an Adam-like step: two moments, a 0-d step size
+    m.mul_(0.9).add_(g * 0.1);
+    w.sub_(m / (g * g + 1.0f).sqrt() * 0.01);
+    lt::mark_step();
+  }
+  EXPECT_GE(lt::metrics::counter("DonatedInPlace"), 4) << lt::metrics::report();
+  EXPECT_EQ(lt::metrics::counter("InPlaceCopies"), 0) << lt::metrics::report();
+  std::vector<float> got = vals(w), mom = vals(m);
+  for (int i = 0; i < 1000; ++i) {
+    float mi = 0, wi = wv[i];
+    for (int step = 0; step < 2; ++step) {
+      mi = mi * 0.9f + gv[i] * 0.1f;
+      wi -= mi / std::sqrt(gv[i] * gv[i] + 1.0f) * 0.01f;
+    }
+    EXPECT_NEAR(mom[i], mi, 1e-6f * (1 + std::fabs(mi))) << i;
+    EXPECT_NEAR(got[i], wi, 1e-6f * (1 + std::fabs(wi))) << i;
+  }
+
+  lt::metrics::reset();
+  lt::Tensor held = w;      // another handle: a sync reads w without donating anything
+  w.mul_(0.5f).add_(2.0f);  // (with add_(g), g would be a second candidate: no in_place)
+  std::vector<float> synced = vals(w);
+  EXPECT_EQ(lt::metrics::counter("DonatedInPlace"), 0);
+  EXPECT_GE(lt::metrics::counter("InPlaceCopies"), 1) << lt::metrics::report();
+  for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(synced[i], got[i] * 0.5f + 2.0f) << i;
+  lt::mark_step();
+  EXPECT_EQ(vals(w), synced);
+  EXPECT_EQ(vals(held), synced);  // an alias of w, updated with it
+  EXPECT_EQ(vals(g), gv);
+  lt::set_lazy_backend(before);
+}
+
 TEST_F(Lazy, SyncOutsideBarrierNeverAliases) {  // the paper's print(a); print(a) case
   lt::Tensor a = lt::ones({8}).to(kLazy);
   lt::mark_step();

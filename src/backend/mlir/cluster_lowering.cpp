@@ -114,13 +114,32 @@ class Lowering {
                 const std::function<Value(OpBuilder&, ValueRange)>& body) {
     const unsigned R = out.st.size();
     Value init = tensor::EmptyOp::create(b_, loc_, out.st, elem(out_dtype), ValueRange(out.dyn));
-    std::vector<AffineMap> maps = in_maps;
+    // A 0-d input of a loop over elements (a scalar such as Adam's step size or a learning
+    // rate) is read once, before the loop, and enters its body as a value. As an operand it was
+    // loaded at every element: once the loop was outlined for OpenMP its pointer had lost
+    // `noalias`, so LLVM could not hoist the load past the loop's stores and left the whole
+    // loop scalar (Adam's update, at a third of the vector speed).
+    std::vector<Value> loop_ins;
+    std::vector<AffineMap> maps;
+    std::vector<Value> scalars(ins.size());
+    for (size_t i = 0; i < ins.size(); ++i) {
+      auto t = mlir::dyn_cast<RankedTensorType>(ins[i].getType());
+      if (R > 0 && t && t.getRank() == 0) {
+        scalars[i] = tensor::ExtractOp::create(b_, loc_, ins[i], ValueRange{});
+      } else {
+        loop_ins.push_back(ins[i]);
+        maps.push_back(in_maps[i]);
+      }
+    }
     maps.push_back(AffineMap::getMultiDimIdentityMap(R, ctx_));
     std::vector<utils::IteratorType> iters(R, utils::IteratorType::parallel);
     auto op = linalg::GenericOp::create(
-        b_, loc_, TypeRange{RankedTensorType::get(out.st, elem(out_dtype))}, ValueRange(ins),
+        b_, loc_, TypeRange{RankedTensorType::get(out.st, elem(out_dtype))}, ValueRange(loop_ins),
         ValueRange{init}, maps, iters, [&](OpBuilder& nb, Location, ValueRange args) {
-          Value r = body(nb, args.drop_back());
+          std::vector<Value> v;
+          for (size_t i = 0, k = 0; i < ins.size(); ++i)
+            v.push_back(scalars[i] ? scalars[i] : args[k++]);
+          Value r = body(nb, ValueRange(v));
           linalg::YieldOp::create(nb, loc_, r);
         });
     return op.getResult(0);
@@ -630,6 +649,19 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
   if (dyn) low.load_symbols(entry->getArgument(static_cast<unsigned>(args.size() - 1)));
   std::unordered_map<const ir::Node*, Value> val;
   for (size_t i = 0; i < c.inputs.size(); ++i) val[c.inputs[i]] = entry->getArgument(i);
+  // Cluster::in_place: the input is read from the output's buffer (the run put it there).
+  // Bufferization then computes the chain in that buffer, reading each element just before
+  // writing it, through one pointer.
+  for (auto [i, o] : c.in_place) {
+    Value out = entry->getArgument(static_cast<unsigned>(c.inputs.size() + o));
+    auto mt = mlir::cast<MemRefType>(out.getType());
+    Value t = bufferization::ToTensorOp::create(
+        b, loc, RankedTensorType::get(mt.getShape(), mt.getElementType()), out,
+        /*restrict=*/true, /*writable=*/false);
+    Type want = entry->getArgument(static_cast<unsigned>(i)).getType();
+    if (t.getType() != want) t = tensor::CastOp::create(b, loc, want, t);
+    val[c.inputs[i]] = t;
+  }
   auto value_of = [&](const ir::Node* n) -> Value {
     auto it = val.find(n);
     if (it != val.end()) return it->second;

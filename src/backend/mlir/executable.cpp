@@ -70,6 +70,7 @@ class MlirExecutable : public Executable {
         const Cluster& c = sched_.clusters[st.cluster];
         for (const ir::Node* n : c.inputs) s.in.push_back(idx.at(n));
         for (const ir::Node* n : c.outputs) s.out.push_back(idx.at(n));
+        s.in_place = c.in_place;
         s.fn = lookup(cluster_entry(st.cluster));
         ok_ = ok_ && s.fn;
       } else {
@@ -190,6 +191,7 @@ class MlirExecutable : public Executable {
     std::vector<int32_t> in, out;
     void (*fn)(void**) = nullptr;
     std::vector<std::pair<int32_t, int32_t>> donate;  // (input, output): see Cluster::donations
+    std::vector<std::pair<int32_t, int32_t>> in_place;  // see Cluster::in_place
     MatmulKernel matmul;                              // a library matmul by generated code
     std::shared_ptr<MatmulTrial> trial;               // unset: the kernel is taken
   };
@@ -291,6 +293,15 @@ class MlirExecutable : public Executable {
       }
       if (!v[o].defined()) v[o] = make_eager(nodes_[o].meta.sizes, nodes_[o].meta.dtype);
       descs.push_back(describe(v[o]));
+    }
+    // The function reads these inputs from their outputs' buffers: where not donated, the
+    // input goes there first.
+    for (auto [i, ok] : s.in_place) {
+      Tensor& o = v[s.out[static_cast<size_t>(ok)]];
+      if (o.impl()->storage != keep[static_cast<size_t>(i)].impl()->storage) {
+        copy_into(o, keep[static_cast<size_t>(i)]);
+        M::add("InPlaceCopies");
+      }
     }
     if (dyn_) {
       Desc d;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <queue>
@@ -97,6 +98,11 @@ void find_donations(
       cur = next[0];
     }
   }
+  for (auto [i, o] : c.donations) {
+    int32_t candidates = 0;
+    for (const auto& d : c.donations) candidates += d.second == o;
+    if (candidates == 1) c.in_place.emplace_back(i, o);
+  }
 }
 }  // namespace
 
@@ -121,7 +127,35 @@ Schedule partition(const ir::Graph& g) {
   // peaked at 2.5x the eager step's tensor memory.
   std::unordered_map<const ir::Node*, size_t> pos;
   for (size_t i = 0; i < g.order.size(); ++i) pos[g.order[i]] = i;
-  auto later = [&](const ir::Node* a, const ir::Node* b) { return pos[a] > pos[b]; };
+  // Except: a fusible op computed from leaves only (directly or through other such ops) waits
+  // until its first user's turn. The recording order is a depth-first walk from the roots, so
+  // Adam's m * beta1 (its state times a scalar) came first, before the forward pass, and formed
+  // a cluster of its own: one more loop over the parameter, a stored and reloaded temporary,
+  // where it could fuse with the moment update after the gradient's matmul. Its inputs live
+  // across the step anyway, so waiting never lengthens a buffer's life; it shortens its own.
+  std::unordered_map<const ir::Node*, bool> leaf_fed;
+  for (const ir::Node* n : g.order) {
+    bool f = n->kind == ir::NodeKind::Op && is_fusible(n);
+    for (uint32_t i = 0; f && i < n->n_operands; ++i) {
+      const ir::Node* o = n->operands[i].get();
+      f = o->kind != ir::NodeKind::Op || leaf_fed[o];
+    }
+    leaf_fed[n] = f;
+  }
+  std::unordered_map<const ir::Node*, size_t> turn;
+  for (size_t i = g.order.size(); i-- > 0;) {
+    const ir::Node* n = g.order[i];
+    size_t t = i;
+    if (leaf_fed[n] && !users[n].empty()) {
+      t = SIZE_MAX;
+      for (const ir::Node* u : users[n]) t = std::min(t, turn[u]);
+    }
+    turn[n] = t;
+  }
+  auto later = [&](const ir::Node* a, const ir::Node* b) {
+    const size_t ta = turn[a], tb = turn[b];
+    return ta != tb ? ta > tb : pos[a] > pos[b];
+  };
   std::priority_queue<const ir::Node*, std::vector<const ir::Node*>, decltype(later)> ready(later);
   auto release = [&](const ir::Node* n) {
     for (const ir::Node* u : users[n])
