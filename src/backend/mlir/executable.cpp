@@ -249,6 +249,7 @@ class MlirExecutable : public Executable {
   // 256 rows) OpenBLAS on the view is faster, and the step declines (MLP step: 900 -> 1020
   // steps/s with the rule; the transformer's 2048-row products keep the kernel).
   bool run_matmul(const Step& s, const std::vector<Tensor>& in, std::vector<Tensor>& v) {
+    if (s.matmul.transposed) return run_matmul_transposed(s, in, v);
     const PlanNode& n = nodes_[s.node];
     const int64_t k = in[0].size(-1), rows = in[0].numel() / std::max<int64_t>(k, 1),
                   m = in[1].size(-1);
@@ -257,10 +258,29 @@ class MlirExecutable : public Executable {
     if (copied * 512 > 2 * rows * m * k) return false;
     Tensor a = dense(in[0]), b = dense(in[1]);
     Tensor out = make_eager(n.meta.sizes, kFloat32);
-    s.matmul(static_cast<const float*>(a.raw_data_ptr()),
-             static_cast<const float*>(b.raw_data_ptr()), static_cast<float*>(out.raw_data_ptr()),
-             rows);
+    s.matmul.run(static_cast<const float*>(a.raw_data_ptr()),
+                 static_cast<const float*>(b.raw_data_ptr()),
+                 static_cast<float*>(out.raw_data_ptr()), rows);
     v[s.node] = out;
+    M::add("CodegenMatmulRuns");
+    return true;
+  }
+
+  // C[rows, m] = A B of 2-d operands as C^T = B^T A^T (MatmulKernel::transposed): the value is
+  // the transposed view of the kernel's [m, rows] buffer, which a cluster reading it copies into
+  // its layout (a Linear's weight gradient reaches .grad through such a copy anyway). The same
+  // copy rule: A^T is contiguous where A is a transposed view (dh^T), B^T where B is.
+  bool run_matmul_transposed(const Step& s, const std::vector<Tensor>& in, std::vector<Tensor>& v) {
+    const int64_t rows = in[0].size(0), k = in[0].size(1), m = in[1].size(1);
+    const Tensor at = permute_view(in[0], {1, 0}), bt = permute_view(in[1], {1, 0});
+    const int64_t copied = (bt.is_contiguous() ? 0 : k * m) + (at.is_contiguous() ? 0 : rows * k);
+    if (copied * 512 > 2 * rows * m * k) return false;
+    Tensor a = dense(bt), b = dense(at);
+    Tensor out = make_eager({m, rows}, kFloat32);
+    s.matmul.run(static_cast<const float*>(a.raw_data_ptr()),
+                 static_cast<const float*>(b.raw_data_ptr()),
+                 static_cast<float*>(out.raw_data_ptr()), m);
+    v[s.node] = permute_view(out, {1, 0});
     M::add("CodegenMatmulRuns");
     return true;
   }

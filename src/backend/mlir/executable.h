@@ -18,8 +18,14 @@ using PackedLookup = std::function<void (*(const std::string&))(void**)>;
 
 // Library matmul steps that run generated code (matmul_codegen.h) instead of OpenBLAS:
 // C[rows, m] = A[rows, k] B[k, m] on contiguous float32 buffers (`rows` at run time: a kernel
-// for shape-generic code runs on chunks of rows).
-using MatmulKernel = std::function<void(const float* a, const float* b, float* c, int64_t rows)>;
+// for shape-generic code runs on chunks of rows). `transposed`: the kernel's tiles take only
+// the transposed product, so it computes C^T[m, rows] = B^T A^T (its `a` is B^T, its `b` A^T,
+// `rows` is m) and the step's value is the transposed view of that buffer.
+struct MatmulKernel {
+  std::function<void(const float* a, const float* b, float* c, int64_t rows)> run;
+  bool transposed = false;
+  explicit operator bool() const { return static_cast<bool>(run); }
+};
 using LibraryKernels = std::unordered_map<const ir::Node*, MatmulKernel>;
 
 // Cluster k's function (`c<k>`) and its packed entry point, the symbol that the JIT and the

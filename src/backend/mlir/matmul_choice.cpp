@@ -114,14 +114,23 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
       dynamic_rows = dynamic_rows || dynamic(an, d);
     }
     if (dynamic_rows) rows = chunk_rows(m);
-    if (b.sizes[0] != k || !codegen_matmul_fits(rows, m, k)) continue;
-    std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, k);
+    if (b.sizes[0] != k) continue;
+    // A shape whose tiles fit only transposed (a Linear's weight gradient, dh^T x: 256x784x64
+    // for an MLP on 784 inputs, against 784x256x64) runs as C^T = B^T A^T.
+    const bool transposed = !dynamic_rows && r == 2 && !codegen_matmul_fits(rows, m, k) &&
+                            codegen_matmul_fits(m, rows, k);
+    if (!transposed && !codegen_matmul_fits(rows, m, k)) continue;
+    std::shared_ptr<const CodegenMatmul> c =
+        transposed ? codegen_matmul_cached(m, rows, k) : codegen_matmul_cached(rows, m, k);
     if (!c->run || !c->chosen) continue;  // OpenBLAS was faster on this host
-    if (!dynamic_rows) {
-      ks[n] = [c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); };
+    if (transposed) {
+      ks[n] = {[c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); }, true};
+      metrics_impl::add("CodegenMatmulTransposed");
+    } else if (!dynamic_rows) {
+      ks[n] = {[c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); }};
     } else {
       const int64_t chunk = rows;
-      ks[n] = [c, chunk, m, k](const float* x, const float* y, float* z, int64_t all) {
+      ks[n] = {[c, chunk, m, k](const float* x, const float* y, float* z, int64_t all) {
         int64_t i = 0;
         for (; i + chunk <= all; i += chunk) c->run(x + i * k, y, z + i * m);
         if (i < all)
@@ -129,7 +138,7 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
                       static_cast<int>(m), static_cast<int>(k), 1.0f, x + i * k,
                       static_cast<int>(k), y, static_cast<int>(m), 0.0f, z + i * m,
                       static_cast<int>(m));
-      };
+      }};
       metrics_impl::add("CodegenMatmulChunked");
     }
     metrics_impl::add("CodegenMatmulSteps");
