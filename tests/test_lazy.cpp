@@ -484,14 +484,26 @@ TEST_F(Lazy, InPlaceUpdateReadsThroughItsOutput) {
 
   lt::metrics::reset();
   lt::Tensor held = w;      // another handle: a sync reads w without donating anything
-  w.mul_(0.5f).add_(2.0f);  // (with add_(g), g would be a second candidate: no in_place)
+  w.mul_(0.5f).add_(g);     // g is a second candidate for the output: w is read through it
   std::vector<float> synced = vals(w);
   EXPECT_EQ(lt::metrics::counter("DonatedInPlace"), 0);
   EXPECT_GE(lt::metrics::counter("InPlaceCopies"), 1) << lt::metrics::report();
-  for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(synced[i], got[i] * 0.5f + 2.0f) << i;
+  for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(synced[i], got[i] * 0.5f + gv[i]) << i;
   lt::mark_step();
   EXPECT_EQ(vals(w), synced);
   EXPECT_EQ(vals(held), synced);  // an alias of w, updated with it
+  EXPECT_EQ(vals(g), gv);
+
+  // At the barrier: w and g both lead to the sum, and w's buffer takes it (the function reads w
+  // from the output's buffer; g, held here, keeps its values).
+  lt::metrics::reset();
+  held = lt::Tensor();
+  w.add_(g);
+  lt::mark_step();
+  EXPECT_GE(lt::metrics::counter("DonatedInPlace"), 1) << lt::metrics::report();
+  EXPECT_EQ(lt::metrics::counter("InPlaceCopies"), 0) << lt::metrics::report();
+  std::vector<float> summed = vals(w);
+  for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(summed[i], synced[i] + gv[i]) << i;
   EXPECT_EQ(vals(g), gv);
   lt::set_lazy_backend(before);
 }

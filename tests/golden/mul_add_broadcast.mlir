@@ -6,7 +6,10 @@
 // BEFORE-SAME: %[[Y:[a-z0-9]+]]: tensor<4x8xf32> {bufferization.writable = false}
 // BEFORE-SAME: %[[Z:[a-z0-9]+]]: tensor<8xf32> {bufferization.writable = false, llvm.noalias}
 // BEFORE-SAME: %[[OUT:[a-z0-9]+]]: memref<4x8xf32>
-// BEFORE: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[Y]] :
+// x could take the result in place (Cluster::in_place: the first operands lead to it), so it is
+// read from the output's buffer, where the run puts it.
+// BEFORE: %[[XO:.*]] = bufferization.to_tensor %[[OUT]] restrict : memref<4x8xf32> to tensor<4x8xf32>
+// BEFORE: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[XO]], %[[Y]] :
 // BEFORE-NEXT: ^bb0
 // BEFORE-NEXT: arith.mulf
 // BEFORE: %[[S:.*]] = linalg.generic {{.*}} ins(%[[P]], %[[Z]] : tensor<4x8xf32>, tensor<8xf32>)

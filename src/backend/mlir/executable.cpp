@@ -301,6 +301,9 @@ class MlirExecutable : public Executable {
     for (size_t k = 0; k < s.out.size(); ++k) {
       const int32_t o = s.out[k];
       for (auto [i, ok] : s.donate) {
+        bool other = false;  // the function reads another candidate from this output's buffer
+        for (auto [j, oj] : s.in_place) other = other || (oj == ok && j != i);
+        if (other) continue;
         const PlanNode& d = nodes_[s.in[i]];
         const Tensor& t = keep[i];
         if (ok == static_cast<int32_t>(k) &&  // d is a data leaf (Cluster::donations)

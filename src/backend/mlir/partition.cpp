@@ -98,10 +98,18 @@ void find_donations(
       cur = next[0];
     }
   }
-  for (auto [i, o] : c.donations) {
-    int32_t candidates = 0;
-    for (const auto& d : c.donations) candidates += d.second == o;
-    if (candidates == 1) c.in_place.emplace_back(i, o);
+  // One in_place pair per output. With several candidates, the one reached through first
+  // operands from the output: an in-place op records its self first (w.sub_(g * lr) is
+  // sub(w, mul(g, lr))), and that buffer is the one the barrier can usually donate (g is
+  // usually held elsewhere); else the first candidate.
+  for (size_t k = 0; k < c.outputs.size(); ++k) {
+    const int32_t o = static_cast<int32_t>(k);
+    int32_t pick = -1;
+    const ir::Node* cur = c.outputs[k];
+    while (cur->kind == ir::NodeKind::Op && cur->n_operands > 0) cur = cur->operands[0].get();
+    for (auto [i, oo] : c.donations)
+      if (oo == o && (pick < 0 || c.inputs[static_cast<size_t>(i)] == cur)) pick = i;
+    if (pick >= 0) c.in_place.emplace_back(pick, o);
   }
 }
 }  // namespace

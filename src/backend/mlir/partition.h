@@ -31,9 +31,10 @@ struct Cluster {
   // later readers of the output read its new values.
   // Several inputs may lead to one output: the run writes into the first one donated.
   std::vector<std::pair<int32_t, int32_t>> donations;
-  // The donations whose output has no other candidate: the compiled function reads that input
-  // from the output's buffer, so the run either donates the input (the same buffer) or first
-  // copies the input into the output's fresh buffer. In place, LLVM then sees one pointer read
+  // One donation per output (the candidate its first operands lead to, else the first): the
+  // compiled function reads that input from the output's buffer, so the run either donates that
+  // input (the same buffer; no other candidate of the output) or first copies the input into the
+  // output's fresh buffer. In place, LLVM then sees one pointer read
   // and written at the same element. With two, its vectorized loops check at run time that the
   // buffers do not overlap, and a donated update (Adam's, in place in the parameter and its
   // moments) failed the check and ran the scalar loop, at a third of the speed.
