@@ -3,11 +3,11 @@
 // caller's buffer.
 // BEFORE-LABEL: func.func @c0(
 // BEFORE-SAME: %[[X:[a-z0-9]+]]: tensor<4x8xf32> {bufferization.writable = false}
-// BEFORE-SAME: %[[Y:[a-z0-9]+]]: tensor<4x8xf32> {bufferization.writable = false}
+// BEFORE-SAME: %[[Y:[a-z0-9]+]]: tensor<4x8xf32> {bufferization.writable = false, llvm.noalias}
 // BEFORE-SAME: %[[Z:[a-z0-9]+]]: tensor<8xf32> {bufferization.writable = false, llvm.noalias}
 // BEFORE-SAME: %[[OUT:[a-z0-9]+]]: memref<4x8xf32>
-// x could take the result in place (Cluster::in_place: the first operands lead to it), so it is
-// read from the output's buffer, where the run puts it.
+// x may take the result in place (Cluster::donations: of x and y, the first operands lead to x),
+// so it is read from the output's buffer, where the run puts it; y keeps noalias.
 // BEFORE: %[[XO:.*]] = bufferization.to_tensor %[[OUT]] restrict : memref<4x8xf32> to tensor<4x8xf32>
 // BEFORE: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[XO]], %[[Y]] :
 // BEFORE-NEXT: ^bb0

@@ -649,10 +649,10 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
   if (dyn) low.load_symbols(entry->getArgument(static_cast<unsigned>(args.size() - 1)));
   std::unordered_map<const ir::Node*, Value> val;
   for (size_t i = 0; i < c.inputs.size(); ++i) val[c.inputs[i]] = entry->getArgument(i);
-  // Cluster::in_place: the input is read from the output's buffer (the run put it there).
+  // Cluster::donations: the input is read from the output's buffer (the run put it there).
   // Bufferization then computes the chain in that buffer, reading each element just before
   // writing it, through one pointer.
-  for (auto [i, o] : c.in_place) {
+  for (auto [i, o] : c.donations) {
     Value out = entry->getArgument(static_cast<unsigned>(c.inputs.size() + o));
     auto mt = mlir::cast<MemRefType>(out.getType());
     Value t = bufferization::ToTensorOp::create(

@@ -70,7 +70,7 @@ class MlirExecutable : public Executable {
         const Cluster& c = sched_.clusters[st.cluster];
         for (const ir::Node* n : c.inputs) s.in.push_back(idx.at(n));
         for (const ir::Node* n : c.outputs) s.out.push_back(idx.at(n));
-        s.in_place = c.in_place;
+        s.in_place = c.donations;
         s.fn = lookup(cluster_entry(st.cluster));
         ok_ = ok_ && s.fn;
       } else {
@@ -191,7 +191,9 @@ class MlirExecutable : public Executable {
     std::vector<int32_t> in, out;
     void (*fn)(void**) = nullptr;
     std::vector<std::pair<int32_t, int32_t>> donate;  // (input, output): see Cluster::donations
-    std::vector<std::pair<int32_t, int32_t>> in_place;  // see Cluster::in_place
+    // All of the cluster's donations (donate: those this plan may make), each input read from
+    // its output's buffer.
+    std::vector<std::pair<int32_t, int32_t>> in_place;
     MatmulKernel matmul;                              // a library matmul by generated code
     std::shared_ptr<MatmulTrial> trial;               // unset: the kernel is taken
   };
@@ -248,39 +250,24 @@ class MlirExecutable : public Executable {
   // than one copied element per 512 flops (a Linear's weight, copied for a batch of fewer than
   // 256 rows) OpenBLAS on the view is faster, and the step declines (MLP step: 900 -> 1020
   // steps/s with the rule; the transformer's 2048-row products keep the kernel).
+  // A shape the kernel takes only transposed (MatmulKernel::transposed, 2-d operands) runs as
+  // C^T = B^T A^T: the value is the transposed view of the kernel's [m, rows] buffer, which a
+  // cluster reading it copies into its layout (a Linear's weight gradient reaches .grad through
+  // such a copy anyway), and the copy rule counts B^T's and A^T's copies.
   bool run_matmul(const Step& s, const std::vector<Tensor>& in, std::vector<Tensor>& v) {
-    if (s.matmul.transposed) return run_matmul_transposed(s, in, v);
-    const PlanNode& n = nodes_[s.node];
-    const int64_t k = in[0].size(-1), rows = in[0].numel() / std::max<int64_t>(k, 1),
-                  m = in[1].size(-1);
-    const int64_t copied =
-        (in[0].is_contiguous() ? 0 : rows * k) + (in[1].is_contiguous() ? 0 : k * m);
+    const bool tr = s.matmul.transposed;
+    const Tensor x = tr ? permute_view(in[1], {1, 0}) : in[0],
+                 y = tr ? permute_view(in[0], {1, 0}) : in[1];
+    const int64_t k = x.size(-1), rows = x.numel() / std::max<int64_t>(k, 1), m = y.size(-1);
+    const int64_t copied = (x.is_contiguous() ? 0 : rows * k) + (y.is_contiguous() ? 0 : k * m);
     if (copied * 512 > 2 * rows * m * k) return false;
-    Tensor a = dense(in[0]), b = dense(in[1]);
-    Tensor out = make_eager(n.meta.sizes, kFloat32);
+    Tensor a = dense(x), b = dense(y);
+    Tensor out =
+        tr ? make_eager({rows, m}, kFloat32) : make_eager(nodes_[s.node].meta.sizes, kFloat32);
     s.matmul.run(static_cast<const float*>(a.raw_data_ptr()),
                  static_cast<const float*>(b.raw_data_ptr()),
                  static_cast<float*>(out.raw_data_ptr()), rows);
-    v[s.node] = out;
-    M::add("CodegenMatmulRuns");
-    return true;
-  }
-
-  // C[rows, m] = A B of 2-d operands as C^T = B^T A^T (MatmulKernel::transposed): the value is
-  // the transposed view of the kernel's [m, rows] buffer, which a cluster reading it copies into
-  // its layout (a Linear's weight gradient reaches .grad through such a copy anyway). The same
-  // copy rule: A^T is contiguous where A is a transposed view (dh^T), B^T where B is.
-  bool run_matmul_transposed(const Step& s, const std::vector<Tensor>& in, std::vector<Tensor>& v) {
-    const int64_t rows = in[0].size(0), k = in[0].size(1), m = in[1].size(1);
-    const Tensor at = permute_view(in[0], {1, 0}), bt = permute_view(in[1], {1, 0});
-    const int64_t copied = (bt.is_contiguous() ? 0 : k * m) + (at.is_contiguous() ? 0 : rows * k);
-    if (copied * 512 > 2 * rows * m * k) return false;
-    Tensor a = dense(bt), b = dense(at);
-    Tensor out = make_eager({m, rows}, kFloat32);
-    s.matmul.run(static_cast<const float*>(a.raw_data_ptr()),
-                 static_cast<const float*>(b.raw_data_ptr()),
-                 static_cast<float*>(out.raw_data_ptr()), m);
-    v[s.node] = permute_view(out, {1, 0});
+    v[s.node] = tr ? permute_view(out, {1, 0}) : out;
     M::add("CodegenMatmulRuns");
     return true;
   }
@@ -301,9 +288,6 @@ class MlirExecutable : public Executable {
     for (size_t k = 0; k < s.out.size(); ++k) {
       const int32_t o = s.out[k];
       for (auto [i, ok] : s.donate) {
-        bool other = false;  // the function reads another candidate from this output's buffer
-        for (auto [j, oj] : s.in_place) other = other || (oj == ok && j != i);
-        if (other) continue;
         const PlanNode& d = nodes_[s.in[i]];
         const Tensor& t = keep[i];
         if (ok == static_cast<int32_t>(k) &&  // d is a data leaf (Cluster::donations)

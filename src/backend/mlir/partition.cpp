@@ -77,6 +77,7 @@ void find_donations(
         if (in.count(x)) u.push_back(x);
     return u;
   };
+  std::vector<std::pair<int32_t, int32_t>> candidates;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const ir::Node* d = c.inputs[i];
     if (d->kind != ir::NodeKind::Data) continue;
@@ -91,15 +92,15 @@ void find_donations(
         // Readers of the output inside the cluster are fine: they read new values (the
         // output has two uses, so elementwise fusion never recomputes it from the input).
         if (cur->meta.dtype == d->meta.dtype)
-          c.donations.emplace_back(static_cast<int32_t>(i), static_cast<int32_t>(k));
+          candidates.emplace_back(static_cast<int32_t>(i), static_cast<int32_t>(k));
         break;
       }
       if (next.size() != 1) break;
       cur = next[0];
     }
   }
-  // One in_place pair per output. With several candidates, the one reached through first
-  // operands from the output: an in-place op records its self first (w.sub_(g * lr) is
+  // One donation per output. With several candidates, the one reached through first operands
+  // from the output: an in-place op records its self first (w.sub_(g * lr) is
   // sub(w, mul(g, lr))), and that buffer is the one the barrier can usually donate (g is
   // usually held elsewhere); else the first candidate.
   for (size_t k = 0; k < c.outputs.size(); ++k) {
@@ -107,9 +108,9 @@ void find_donations(
     int32_t pick = -1;
     const ir::Node* cur = c.outputs[k];
     while (cur->kind == ir::NodeKind::Op && cur->n_operands > 0) cur = cur->operands[0].get();
-    for (auto [i, oo] : c.donations)
+    for (auto [i, oo] : candidates)
       if (oo == o && (pick < 0 || c.inputs[static_cast<size_t>(i)] == cur)) pick = i;
-    if (pick >= 0) c.in_place.emplace_back(pick, o);
+    if (pick >= 0) c.donations.emplace_back(pick, o);
   }
 }
 }  // namespace

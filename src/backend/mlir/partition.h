@@ -29,16 +29,15 @@ struct Cluster {
   // leads to the output (same sizes and dtype). The input is then read element by element just
   // before the same element of the output is written, however the chain's loops are fused;
   // later readers of the output read its new values.
-  // Several inputs may lead to one output: the run writes into the first one donated.
+  // One pair per output: where several inputs lead to it, the one its first operands lead to
+  // (an in-place op's self), else the first.
+  // The compiled function reads the input from the output's buffer, so the run either donates
+  // the input (the same buffer) or first copies the input into the output's fresh buffer. In
+  // place, LLVM sees one pointer read and written at the same element. With two, its vectorized
+  // loops check at run time that the buffers do not overlap, and a donated update (Adam's, in
+  // place in the parameter and its moments) failed the check and ran the scalar loop, at a third
+  // of the speed.
   std::vector<std::pair<int32_t, int32_t>> donations;
-  // One donation per output (the candidate its first operands lead to, else the first): the
-  // compiled function reads that input from the output's buffer, so the run either donates that
-  // input (the same buffer; no other candidate of the output) or first copies the input into the
-  // output's fresh buffer. In place, LLVM then sees one pointer read
-  // and written at the same element. With two, its vectorized loops check at run time that the
-  // buffers do not overlap, and a donated update (Adam's, in place in the parameter and its
-  // moments) failed the check and ran the scalar loop, at a third of the speed.
-  std::vector<std::pair<int32_t, int32_t>> in_place;
 };
 
 struct Schedule {
