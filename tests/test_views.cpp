@@ -369,6 +369,66 @@ TEST(Views, ContiguousCopiesOnlyWhenNeeded) {
   EXPECT_EQ(vals(s), (V{1, 3, 5, 7, 9, 11}));
 }
 
+// Transposed views large enough for the tiled copy (copy_transposed: tiles of 32x32), with
+// edges that are not whole tiles, batch dims, a narrowed base and 1-, 2-, 4- and 8-byte elements.
+TEST(Views, ContiguousOfLargeTransposesMatchesIndexing) {
+  struct Case {
+    S base;
+    std::function<Tensor(const Tensor&)> view;
+    // element (b, i, j) of the view, as an index into the base's values
+    std::function<int64_t(int64_t, int64_t, int64_t)> at;
+    int64_t batch, rows, cols;
+  };
+  const std::vector<Case> cases = {
+      {{70, 33},
+       [](const Tensor& x) { return x.t(); },
+       [](int64_t, int64_t i, int64_t j) { return j * 33 + i; },
+       1,
+       33,
+       70},
+      {{784, 256},
+       [](const Tensor& x) { return x.t(); },
+       [](int64_t, int64_t i, int64_t j) { return j * 256 + i; },
+       1,
+       256,
+       784},
+      {{3, 40, 65},
+       [](const Tensor& x) {
+         return x.permute({0, 2, 1});
+       },
+       [](int64_t b, int64_t i, int64_t j) { return b * 40 * 65 + j * 65 + i; },
+       3,
+       65,
+       40},
+      {{50, 90},
+       [](const Tensor& x) { return x.narrow(1, 5, 40).t(); },
+       [](int64_t, int64_t i, int64_t j) { return j * 90 + 5 + i; },
+       1,
+       40,
+       50},
+  };
+  for (lt::Dtype dt : {lt::kFloat32, lt::kInt8, lt::kBFloat16, lt::kFloat64}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols));
+      int64_t n = 1;
+      for (int64_t s : c.base) n *= s;
+      const Tensor x = (lt::arange(n, lt::kFloat64).remainder(100)).to(dt).reshape(c.base);
+      const std::vector<double> xv = x.to(lt::kFloat64).to_vector<double>();
+      const Tensor d = c.view(x).contiguous();
+      ASSERT_TRUE(d.is_contiguous());
+      const std::vector<double> dv = d.to(lt::kFloat64).to_vector<double>();
+      ASSERT_EQ(static_cast<int64_t>(dv.size()), c.batch * c.rows * c.cols);
+      int64_t wrong = 0;
+      for (int64_t b = 0; b < c.batch; ++b)
+        for (int64_t i = 0; i < c.rows; ++i)
+          for (int64_t j = 0; j < c.cols; ++j)
+            wrong += dv[static_cast<size_t>((b * c.rows + i) * c.cols + j)] !=
+                     xv[static_cast<size_t>(c.at(b, i, j))];
+      EXPECT_EQ(wrong, 0);
+    }
+  }
+}
+
 TEST(Views, CloneNeverAliases) {
   for (const Tensor& src : {arange_f(12, {3, 4}), arange_f(12, {3, 4}).t(),
                             arange_f(12, {3, 4}).narrow(0, 1, 2), lt::scalar_tensor(3.0)}) {

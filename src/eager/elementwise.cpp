@@ -252,6 +252,44 @@ void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out
   throw_error("internal: binary kernel for ", op_name(op), " on ", dtype_name(a.dtype()));
 }
 
+// A copy whose source runs contiguously along the destination's second-innermost dim (a
+// transposed view made dense, a weight gradient from a transposed product): walked row by row,
+// every destination row would read one source cache line per element, and a 784x256 float
+// transpose missed L1 throughout (10% of an MLP training step). Tiles of kTile x kTile
+// elements keep the tile's source lines in L1 while its destination rows are written. False
+// when the layout is another.
+template <typename T>
+bool copy_transposed(const LoopSpec<2>& s) {
+  constexpr int64_t es = sizeof(T), kTile = 32;
+  const int in = s.ndim - 1, mid = s.ndim - 2;
+  if (s.ndim < 2 || s.strides[0][in] != es || s.strides[1][mid] != es) return false;
+  const int64_t rows = s.sizes[mid], cols = s.sizes[in], lds = s.strides[1][in] / es;
+  if (rows < kTile || cols < kTile) return false;
+  const int64_t row_tiles = (rows + kTile - 1) / kTile, batches = s.numel / (rows * cols);
+  parallel_for(batches * row_tiles, std::max<int64_t>(1, kElementwiseGrain / (kTile * cols)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t w = begin; w < end; ++w) {
+                   char* po = s.base[0];
+                   char* pi = s.base[1];
+                   for (int64_t d = mid - 1, b = w / row_tiles; d >= 0; --d) {
+                     po += (b % s.sizes[d]) * s.strides[0][d];
+                     pi += (b % s.sizes[d]) * s.strides[1][d];
+                     b /= s.sizes[d];
+                   }
+                   T* o = reinterpret_cast<T*>(po + (w % row_tiles) * kTile * s.strides[0][mid]);
+                   const T* x = reinterpret_cast<const T*>(pi) + (w % row_tiles) * kTile;
+                   const int64_t r1 = std::min(kTile, rows - (w % row_tiles) * kTile),
+                                 ldo = s.strides[0][mid] / es;
+                   for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+                     const int64_t j1 = std::min(cols, j0 + kTile);
+                     for (int64_t i = 0; i < r1; ++i)
+                       for (int64_t j = j0; j < j1; ++j) o[i * ldo + j] = x[i + j * lds];
+                   }
+                 }
+               });
+  return true;
+}
+
 }  // namespace
 
 Tensor dense(const Tensor& t) {
@@ -266,6 +304,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   LT_DISPATCH_ALL(dst.dtype(), O, LT_DISPATCH_ALL(src.dtype(), S, {
                     if constexpr (std::is_same_v<O, S>) {
                       auto spec = make_loop<2>({&dst, &src});
+                      if (copy_transposed<O>(spec)) return;
                       run_loop(
                           spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
                             if (st[0] == sizeof(O) && st[1] == sizeof(S)) {
