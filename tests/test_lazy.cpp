@@ -471,6 +471,9 @@ TEST_F(Lazy, InPlaceUpdateReadsThroughItsOutput) {
   }
   EXPECT_GE(lt::metrics::counter("DonatedInPlace"), 4) << lt::metrics::report();
   EXPECT_EQ(lt::metrics::counter("InPlaceCopies"), 0) << lt::metrics::report();
+  // m's new value is an output and feeds w's: one loop computes both (lt-fuse-multi-use), reading
+  // m and w from the buffers it writes.
+  EXPECT_GE(lt::metrics::counter("MlirMultiUseFused"), 1) << lt::metrics::report();
   std::vector<float> got = vals(w), mom = vals(m);
   for (int i = 0; i < 1000; ++i) {
     float mi = 0, wi = wv[i];

@@ -94,7 +94,7 @@ namespace M = lt::metrics_impl;
 // canonicalize swapped the init for tensor.empty, cse merged equal fills, and two reductions
 // accumulated into one buffer.
 const char* kPipeline =
-    "lt-recompute-cheap,linalg-fuse-elementwise-ops,"
+    "lt-recompute-cheap,linalg-fuse-elementwise-ops,lt-fuse-multi-use,"
     "canonicalize,cse,eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"

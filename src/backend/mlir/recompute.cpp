@@ -17,7 +17,9 @@
 #include "core/metrics.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -100,8 +102,91 @@ struct RecomputeCheapPass : PassWrapper<RecomputeCheapPass, OperationPass<Module
   }
 };
 
+// lt-fuse-multi-use: merges an elementwise producer that several ops read into the first of
+// them, keeping the producer's value as one more result of the merged loop, which the other
+// readers then read.
+//
+// After linalg-fuse-elementwise-ops, a producer with several readers that is not cheap enough to
+// recompute (lt-recompute-cheap) still runs as a loop of its own and writes its tensor to memory.
+// Adam's update is the common case: the new moments m and v are outputs of the step and also feed
+// the parameter's update, so it ran as three loops over each parameter (m, v, then w reading m
+// and v back), 12 tensor passes where one loop needs 8. Here the producer's loop and its first
+// reader's become one loop (linalg::fuseElementwiseOps, which yields the producer's value as an
+// extra result), and every other reader takes that result: the producer is computed once, and
+// its loop is gone (never recomputed after an in-place update has overwritten its inputs). Only
+// where it costs nothing: both loops are parallel over the same iterations, the first reader
+// reads the value once per iteration, through one operand with a permutation map, and every
+// other reader comes after the merged loop in the same block.
+struct FuseMultiUsePass : PassWrapper<FuseMultiUsePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseMultiUsePass)
+  StringRef getArgument() const final { return "lt-fuse-multi-use"; }
+  StringRef getDescription() const final {
+    return "fuse elementwise producers with several readers into their first reader";
+  }
+
+  static bool elementwise(linalg::GenericOp g) {
+    return g.hasPureTensorSemantics() && g.getNumParallelLoops() == g.getNumLoops();
+  }
+
+  // The operand of the producer's first reader to fuse through, or null.
+  static OpOperand* candidate(linalg::GenericOp g) {
+    if (!elementwise(g)) return nullptr;
+    Operation* first = nullptr;
+    for (Operation* u : g->getUsers()) {
+      if (u->getBlock() != g->getBlock()) return nullptr;
+      if (!first || u->isBeforeInBlock(first)) first = u;
+    }
+    auto c = dyn_cast_or_null<linalg::GenericOp>(first);
+    if (!c || !elementwise(c)) return nullptr;
+    for (Value r : g->getResults())
+      if (!same_iterations(g, c, r)) return nullptr;
+    // One operand: the merged loop reads no result of the producer it contains.
+    OpOperand* through = nullptr;
+    for (OpOperand& o : c->getOpOperands()) {
+      if (o.get().getDefiningOp() != g.getOperation()) continue;
+      if (through || !c.getMatchingIndexingMap(&o).isPermutation() ||
+          !linalg::areElementwiseOpsFusable(&o))
+        return nullptr;
+      through = &o;
+    }
+    return through;
+  }
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    int64_t fused = 0;
+    for (bool changed = true; changed;) {
+      changed = false;
+      SmallVector<linalg::GenericOp> producers;
+      getOperation().walk([&](linalg::GenericOp g) {
+        if (!g->use_empty() && !g->hasOneUse()) producers.push_back(g);
+      });
+      for (linalg::GenericOp g : producers) {
+        OpOperand* o = candidate(g);
+        if (!o) continue;
+        Operation* consumer = o->getOwner();
+        rewriter.setInsertionPoint(consumer);
+        FailureOr<linalg::ElementwiseOpFusionResult> r = linalg::fuseElementwiseOps(rewriter, o);
+        if (failed(r)) continue;
+        for (auto [from, to] : r->replacements)
+          rewriter.replaceUsesWithIf(from, to,
+                                     [&](OpOperand& use) { return use.getOwner() != r->fusedOp; });
+        if (consumer->use_empty()) rewriter.eraseOp(consumer);
+        if (g->use_empty()) rewriter.eraseOp(g);
+        ++fused;
+        changed = true;
+        break;  // the walk's list holds erased ops now
+      }
+    }
+    if (fused) lt::metrics_impl::add("MlirMultiUseFused", fused);
+  }
+};
+
 }  // namespace
 
-void register_recompute_pass() { PassRegistration<RecomputeCheapPass>(); }
+void register_recompute_pass() {
+  PassRegistration<RecomputeCheapPass>();
+  PassRegistration<FuseMultiUsePass>();
+}
 
 }  // namespace lt::backend
