@@ -641,8 +641,8 @@ int main(int argc, char** argv) {
                   static_cast<double>(step) / secs);
       if (!a.quiet)
         std::printf(
-            "  training %.2f s = %.0f steps/s: data %.2f, step %.2f (of which compile %.2f, "
-            "execute %.2f), loss reads %.2f, other %.2f; test-set evaluation %.2f s\n",
+            "  training %.3f s = %.0f steps/s: data %.3f, step %.3f (of which compile %.3f, "
+            "execute %.3f), loss reads %.3f, other %.3f; test-set evaluation %.3f s\n",
             t_train, static_cast<double>(step) / t_train, t_data, t_step, compile_s, execute_s,
             t_read, std::max(0.0, t_train - t_data - t_step - t_read), t_eval);
     }
