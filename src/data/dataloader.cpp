@@ -50,6 +50,12 @@ void DataLoader::reshuffle() {
   seeded_shuffle(order_, seed_ + static_cast<uint64_t>(epoch_));
 }
 
+// Shuffled rows are scattered over the data set (188 MB for Fashion-MNIST as float32), so each
+// comes from DRAM, and one row's copy waited for its loads before the next row's began: the
+// rows kAhead further on are prefetched while a row is copied (a batch of 64: 14-21 -> 10-12 us
+// on a Zen 5; distances 2 and 8 did the same).
+constexpr int64_t kAhead = 4;
+
 Batch DataLoader::batch(int64_t i) const {
   LT_CHECK(i >= 0 && i < size(), "DataLoader::batch: index ", i, " out of range [0, ", size(), ")");
   const int64_t start = i * batch_size_;
@@ -74,6 +80,11 @@ Batch DataLoader::batch(int64_t i) const {
   }
   for (int64_t k = 0; k < count; ++k) {
     const int64_t row = order_[static_cast<size_t>(start + k)];
+    if (k + kAhead < count) {
+      const char* next =
+          src + static_cast<size_t>(order_[static_cast<size_t>(start + k + kAhead)]) * row_bytes;
+      for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(next + off);
+    }
     std::memcpy(dst + static_cast<size_t>(k) * row_bytes,
                 src + static_cast<size_t>(row) * row_bytes, row_bytes);
     ldst[k] = lsrc[row];
