@@ -268,7 +268,10 @@ TEST_F(Lazy, CompiledMatmulByGeneratedCodeMatchesEager) {
   check(lt::randn({2, 32, 128}), lt::randn({128, 256}), true);             // rows = 2 * 32
   check(lt::randn({40, 100}), lt::randn({100, 96}), true);                 // tiles 8 x 96, k by 100
   check(lt::randn({512, 128}), lt::randn({128, 128}), true, false, true);  // x @ W^T, 512 rows
-  check(lt::randn({32, 128}), lt::randn({256, 128}), false, false, true);  // 32 rows: BLAS
+  // x @ W^T with 32 rows runs transposed, C^T = W x^T: W is read as it lies and x^T copied
+  // (4k elements, repaid by the product) instead of W^T (32k, not repaid).
+  check(lt::randn({32, 128}), lt::randn({256, 128}), true, false, true);
+  check(lt::randn({32, 128}), lt::randn({64, 128}), false, false, true);   // copy > product: BLAS
   check(lt::randn({128, 512}), lt::randn({128, 512}), true, true, false);  // A^T copied
   check(lt::randn({32, 16}), lt::randn({16, 128}), false);                 // k < 32
   check(lt::randn({30, 128}), lt::randn({128, 128}), false);               // rows % 4 != 0

@@ -24,6 +24,8 @@ using PackedLookup = std::function<void (*(const std::string&))(void**)>;
 struct MatmulKernel {
   std::function<void(const float* a, const float* b, float* c, int64_t rows)> run;
   bool transposed = false;
+  // It beat OpenBLAS when both ran alone (matmul_choice.cpp); false: a close call.
+  bool won_alone = true;
   explicit operator bool() const { return static_cast<bool>(run); }
 };
 using LibraryKernels = std::unordered_map<const ir::Node*, MatmulKernel>;

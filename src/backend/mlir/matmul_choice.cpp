@@ -37,7 +37,7 @@ MatmulPolicy matmul_policy() {
 }
 
 bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, int64_t k,
-                           std::string* why) {
+                           std::string* why, double* gen_over_blas) {
   if (matmul_policy() == MatmulPolicy::kCodegen) {
     *why = "LT_MLIR_MATMUL=codegen";
     return true;
@@ -65,6 +65,7 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
     tb = std::min(tb, time_ms(blas));
   }
   const bool wins = tg < tb;
+  if (gen_over_blas) *gen_over_blas = tg / tb;
   char buf[200];
   std::snprintf(buf, sizeof buf,
                 "generated %.4f ms (%.1f GFLOP/s) vs OpenBLAS %.4f ms (%.1f GFLOP/s)", tg,
@@ -76,7 +77,10 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
     const RegisterTile reg = matmul_register_tile(t);
     std::fprintf(stderr, "lazytensor: matmul %ldx%ldx%ld on %s, %ldx%ld register tile: %s -> %s\n",
                  long(m), long(n), long(k), t.summary().c_str(), long(reg.rows), long(reg.cols),
-                 buf, wins ? "generated kernel" : "OpenBLAS");
+                 buf,
+                 wins                    ? "generated kernel"
+                 : tg <= kCloseCall * tb ? "OpenBLAS, a close call (the in-step trial decides)"
+                                         : "OpenBLAS");
   }
   return wins;
 }
@@ -117,17 +121,31 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
     if (b.sizes[0] != k) continue;
     // A shape whose tiles fit only transposed (a Linear's weight gradient, dh^T x: 256x784x64
     // for an MLP on 784 inputs, against 784x256x64) runs as C^T = B^T A^T.
-    const bool transposed = !dynamic_rows && r == 2 && !codegen_matmul_fits(rows, m, k) &&
-                            codegen_matmul_fits(m, rows, k);
+    // Where both fit, the one that copies less: the kernel takes row-major operands, so a B
+    // that is the transposed view of a matrix (a Linear's forward, x W^T) is copied whole (k*m)
+    // for C = A B, while C^T = B^T A^T reads that matrix as it lies and copies A (rows*k). The
+    // MLP's 64x784 batch times W^T (784x256): 50k copied elements instead of 200k, and the
+    // product on the kernel instead of OpenBLAS (whose copy rule, run_matmul, took it before).
+    auto transposed_view = [](const ir::Node* x) {
+      return x->op == OpKind::Permute && x->meta.sizes.size() == 2 && x->attrs.ints.size() == 2 &&
+             x->attrs.ints[0] == 1;
+    };
+    const bool fewer_copies = transposed_view(bn) && !transposed_view(an) && rows * k < k * m;
+    const bool transposed = !dynamic_rows && r == 2 && codegen_matmul_fits(m, rows, k) &&
+                            (!codegen_matmul_fits(rows, m, k) || fewer_copies);
     if (!transposed && !codegen_matmul_fits(rows, m, k)) continue;
     std::shared_ptr<const CodegenMatmul> c =
         transposed ? codegen_matmul_cached(m, rows, k) : codegen_matmul_cached(rows, m, k);
-    if (!c->run || !c->chosen) continue;  // OpenBLAS was faster on this host
+    // OpenBLAS was faster on this host; a close call still goes to the in-step trial, which
+    // shape-generic code (chunked rows) does not run.
+    if (!c->run || !(c->chosen || (c->close_call && !dyn))) continue;
     if (transposed) {
-      ks[n] = {[c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); }, true};
+      ks[n] = {[c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); }, true,
+               c->chosen};
       metrics_impl::add("CodegenMatmulTransposed");
     } else if (!dynamic_rows) {
-      ks[n] = {[c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); }};
+      ks[n] = {[c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); }, false,
+               c->chosen};
     } else {
       const int64_t chunk = rows;
       ks[n] = {[c, chunk, m, k](const float* x, const float* y, float* z, int64_t all) {

@@ -317,14 +317,21 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
               : c->cache_key + "-threads" + std::to_string(num_threads());
       std::string note;
       if (!note_key.empty() && disk_cache::load_note(dir, note_key, &note) && note.size() > 2 &&
-          (note[0] == '0' || note[0] == '1')) {
+          (note[0] == '0' || note[0] == '1' || note[0] == '2')) {
         c->chosen = note[0] == '1';
+        c->close_call = note[0] == '2';
         c->choice = note.substr(2) + " (timed by an earlier process: LT_CACHE_DIR)";
         lt::metrics_impl::add("CodegenMatmulChoiceCached");
       } else {
-        c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice);
-        if (!note_key.empty())
-          disk_cache::store_note(dir, note_key, std::string(c->chosen ? "1 " : "0 ") + c->choice);
+        double ratio = 0;
+        c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice, &ratio);
+        c->close_call = !c->chosen && ratio <= kCloseCall;
+        if (!note_key.empty())  // 1: chosen, 2: a close call, 0: OpenBLAS
+          disk_cache::store_note(dir, note_key,
+                                 std::string(c->chosen       ? "1 "
+                                             : c->close_call ? "2 "
+                                                             : "0 ") +
+                                     c->choice);
       }
     }
     slot = std::move(c);
