@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "core/check.h"
 #include "core/parallel.h"
@@ -36,13 +37,14 @@ MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
 
 // Small products run on one BLAS thread: waking OpenBLAS's pool costs more than it saves, and
 // its idle workers then spin against our own threads on a 2-core machine.
+// OpenBLAS's thread count is one setting for the process; `g_blas_threads` mirrors it (-1:
+// unknown) so that a call sets it only when it changes.
+std::atomic<int> g_blas_threads{-1};
+
 void blas_threads_for(int64_t flops) {
-  static thread_local int current = -1;
-  int want = flops < (int64_t{1} << 27) ? 1 : num_threads();
-  if (want != current) {
+  const int want = flops < (int64_t{1} << 27) ? 1 : num_threads();
+  if (g_blas_threads.exchange(want, std::memory_order_relaxed) != want)
     openblas_set_num_threads(want);
-    current = want;
-  }
 }
 
 template <typename T>
@@ -144,6 +146,16 @@ void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out) {
   }
 }
 
-void set_blas_threads(int n) { openblas_set_num_threads(n); }  // conv and direct callers
+void set_blas_threads(int n) {  // conv and direct callers
+  g_blas_threads.store(n, std::memory_order_relaxed);
+  openblas_set_num_threads(n);
+}
+
+void blas_sgemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c) {
+  blas_threads_for(2 * m * n * k);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, a, static_cast<int>(k), b, static_cast<int>(n), 0.0f, c,
+              static_cast<int>(n));
+}
 
 }  // namespace lt

@@ -2,7 +2,6 @@
 // kernel's register tile was tuned on an AVX-512 host, and on an AVX2-only host (16 vector
 // registers) it spills and runs at a third of OpenBLAS's speed. So each shape is timed once per
 // process, both ways, on the host that runs it, and the faster one is kept. Plain C++.
-#include <cblas.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include "core/config.h"
 #include "core/metrics.h"
 #include "core/parallel.h"
+#include "eager/kernels.h"
 #include "ops/registry.h"
 
 namespace lt::backend {
@@ -47,11 +47,11 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) * 0.125f - 0.375f;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.25f - 0.5f;
   auto gen = [&] { kernel.run(a.data(), b.data(), c.data()); };
-  auto blas = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                static_cast<int>(k), 1.0f, a.data(), static_cast<int>(k), b.data(),
-                static_cast<int>(n), 0.0f, c.data(), static_cast<int>(n));
-  };
+  // With the thread rule of the library step it stands for: calling cblas_sgemm on OpenBLAS's
+  // process-wide count woke its pool for small products, which then spun through the next
+  // timings, the OpenMP threshold's measurement and the first steps' trials (kernels at 2.4x
+  // their time, compiled loops left serial, the MLP step at 1.9k steps/s instead of 3k).
+  auto blas = [&] { blas_sgemm(m, n, k, a.data(), b.data(), c.data()); };
   // Each side warmed (page faults, thread pools) and then timed in a block of its own, keeping
   // its best time; few repetitions for big products (the measurement is paid once per shape and
   // process). The kernel's block comes first: after a call OpenBLAS's pthreads keep spinning
@@ -153,11 +153,7 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
       ks[n] = {[c, chunk, m, k](const float* x, const float* y, float* z, int64_t all) {
         int64_t i = 0;
         for (; i + chunk <= all; i += chunk) c->run(x + i * k, y, z + i * m);
-        if (i < all)
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(all - i),
-                      static_cast<int>(m), static_cast<int>(k), 1.0f, x + i * k,
-                      static_cast<int>(k), y, static_cast<int>(m), 0.0f, z + i * m,
-                      static_cast<int>(m));
+        if (i < all) blas_sgemm(all - i, m, k, x + i * k, y, z + i * m);
       }};
       metrics_impl::add("CodegenMatmulChunked");
     }
