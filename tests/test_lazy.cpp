@@ -288,7 +288,7 @@ TEST_F(Lazy, CompiledMatmulByGeneratedCodeMatchesEager) {
 
 TEST_F(Lazy, GeneratedMatmulIsChosenByTimingOnThisHost) {
   // Unset LT_MLIR_MATMUL: a shape the kernel fits is timed once against OpenBLAS on this host
-  // and the faster runs (on an AVX2-only host the kernel's tile spills and OpenBLAS wins);
+  // and the faster runs, or both in the step's trial (on an AVX2-only host OpenBLAS may win);
   // either way the result matches eager (1e-3 absolute: two summation orders, see above).
   const std::string before = lt::lazy_backend();
   lt::set_lazy_backend("mlir");
@@ -300,7 +300,10 @@ TEST_F(Lazy, GeneratedMatmulIsChosenByTimingOnThisHost) {
   const int64_t chosen = lt::metrics::counter("CodegenMatmulChosen"),
                 declined = lt::metrics::counter("CodegenMatmulDeclined");
   EXPECT_EQ(chosen + declined, 1) << lt::metrics::report();
-  EXPECT_EQ(lt::metrics::counter("CodegenMatmulRuns"), chosen);
+  // A close call (OpenBLAS faster by at most kCloseCall) is tried in the step too, whose first
+  // run is the kernel's.
+  EXPECT_EQ(lt::metrics::counter("CodegenMatmulRuns"),
+            chosen + lt::metrics::counter("CodegenMatmulCloseCall"));
   std::vector<float> g = vals(got), e = vals(lt::matmul(a, b));
   ASSERT_EQ(g.size(), e.size());
   for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], e[i], 1e-3) << i;
@@ -316,9 +319,10 @@ TEST_F(Lazy, GeneratedMatmulIsChosenByTimingOnThisHost) {
 }
 
 TEST_F(Lazy, GeneratedMatmulIsTriedAgainInsideItsStep) {
-  // A kernel that beat OpenBLAS in isolation is timed again where it runs: the step's first
-  // runs alternate the kernel and OpenBLAS, then keep the faster. Every run, either way, gives
-  // eager's values (1e-3: two summation orders, see above); later runs take one side only.
+  // A kernel that beat OpenBLAS in isolation, or lost by a close call, is timed again where it
+  // runs: the step's first 18 runs alternate the kernel and OpenBLAS, then keep one. Every run,
+  // either way, gives eager's values (1e-3: two summation orders, see above); later runs take
+  // one side only.
   const std::string before = lt::lazy_backend();
   lt::set_lazy_backend("mlir");
   unsetenv("LT_MLIR_MATMUL");
@@ -326,7 +330,7 @@ TEST_F(Lazy, GeneratedMatmulIsTriedAgainInsideItsStep) {
   const std::vector<float> e = vals(lt::relu(lt::matmul(a, b)));
   lt::Tensor la = a.to(kLazy), lb = b.to(kLazy);
   lt::metrics::reset();
-  for (int step = 0; step < 12; ++step) {
+  for (int step = 0; step < 24; ++step) {
     std::vector<float> g = vals(lt::relu(lt::matmul(la, lb)));
     ASSERT_EQ(g.size(), e.size());
     for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], e[i], 1e-3) << step << " " << i;
@@ -335,9 +339,10 @@ TEST_F(Lazy, GeneratedMatmulIsTriedAgainInsideItsStep) {
                 kept = lt::metrics::counter("CodegenMatmulTrialKept"),
                 dropped = lt::metrics::counter("CodegenMatmulTrialDropped");
   EXPECT_EQ(chosen + lt::metrics::counter("CodegenMatmulDeclined"), 1) << lt::metrics::report();
-  EXPECT_EQ(kept + dropped, chosen) << lt::metrics::report();  // decided once, in the step
+  const int64_t tried = chosen + lt::metrics::counter("CodegenMatmulCloseCall");
+  EXPECT_EQ(kept + dropped, tried) << lt::metrics::report();  // decided once, in the step
   const int64_t runs = lt::metrics::counter("CodegenMatmulRuns");
-  if (chosen == 1) EXPECT_GE(runs, 5) << lt::metrics::report();  // the trial's kernel runs
+  if (tried == 1) EXPECT_GE(runs, 9) << lt::metrics::report();  // the trial's kernel runs
   lt::metrics::reset();
   vals(lt::relu(lt::matmul(la, lb)));
   EXPECT_EQ(lt::metrics::counter("CodegenMatmulRuns"), kept) << lt::metrics::report();

@@ -31,7 +31,7 @@ namespace M = lt::metrics_impl;
 
 // The in-step trial of a generated matmul (below, MlirExecutable::run_library_matmul).
 struct MatmulTrial {
-  static constexpr int kRuns = 4;  // per side, after one warm-up run each
+  static constexpr int kRuns = 8;  // per side, after one warm-up run each
   std::mutex mu;
   std::atomic<int> decided{-1};  // -1 trying, 0 OpenBLAS, 1 generated
   int runs = 0;

@@ -74,6 +74,7 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
                 flops / tg * 1e-6, tb, flops / tb * 1e-6);
   *why = buf;
   metrics_impl::add(wins ? "CodegenMatmulChosen" : "CodegenMatmulDeclined");
+  if (!wins && tg <= kCloseCall * tb) metrics_impl::add("CodegenMatmulCloseCall");
   if (metrics_impl::debug_enabled()) {
     const CpuTarget& t = host_target();
     const RegisterTile reg = matmul_register_tile(t);
