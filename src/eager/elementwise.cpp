@@ -254,12 +254,6 @@ void binary_typed(OpKind op, const Tensor& a, const Tensor& b, const Tensor& out
   throw_error("internal: binary kernel for ", op_name(op), " on ", dtype_name(a.dtype()));
 }
 
-// A copy whose source runs contiguously along the destination's second-innermost dim (a
-// transposed view made dense, a weight gradient from a transposed product): walked row by row,
-// every destination row would read one source cache line per element, and a 784x256 float
-// transpose missed L1 throughout (10% of an MLP training step). Tiles of kTile x kTile
-// elements keep the tile's source lines in L1 while its destination rows are written. False
-// when the layout is another.
 bool has_avx() {
   static const bool avx = __builtin_cpu_supports("avx");
   return avx;
@@ -292,6 +286,12 @@ __attribute__((target("avx"))) void transpose_tile_avx(const float* x, int64_t l
     }
 }
 
+// A copy whose source runs contiguously along the destination's second-innermost dim (a
+// transposed view made dense, a weight gradient from a transposed product): walked row by row,
+// every destination row would read one source cache line per element, and a 784x256 float
+// transpose missed L1 throughout (10% of an MLP training step). Tiles of kTile x kTile
+// elements keep the tile's source lines in L1 while its destination rows are written. False
+// when the layout is another.
 template <typename T>
 bool copy_transposed(const LoopSpec<2>& s) {
   constexpr int64_t es = sizeof(T), kTile = 32;

@@ -37,7 +37,7 @@ MatmulPolicy matmul_policy() {
 }
 
 bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, int64_t k,
-                           std::string* why, double* gen_over_blas) {
+                           std::string* why, bool* close_call) {
   if (matmul_policy() == MatmulPolicy::kCodegen) {
     *why = "LT_MLIR_MATMUL=codegen";
     return true;
@@ -66,24 +66,24 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
   for (int r = 0; r < reps; ++r) tg = std::min(tg, time_ms(gen));
   blas();
   for (int r = 0; r < reps; ++r) tb = std::min(tb, time_ms(blas));
-  const bool wins = tg < tb;
-  if (gen_over_blas) *gen_over_blas = tg / tb;
+  const bool wins = tg < tb, close = !wins && tg <= kCloseCall * tb;
+  if (close_call) *close_call = close;
   char buf[200];
   std::snprintf(buf, sizeof buf,
                 "generated %.4f ms (%.1f GFLOP/s) vs OpenBLAS %.4f ms (%.1f GFLOP/s)", tg,
                 flops / tg * 1e-6, tb, flops / tb * 1e-6);
   *why = buf;
   metrics_impl::add(wins ? "CodegenMatmulChosen" : "CodegenMatmulDeclined");
-  if (!wins && tg <= kCloseCall * tb) metrics_impl::add("CodegenMatmulCloseCall");
+  if (close) metrics_impl::add("CodegenMatmulCloseCall");
   if (metrics_impl::debug_enabled()) {
     const CpuTarget& t = host_target();
     const RegisterTile reg = matmul_register_tile(t);
     std::fprintf(stderr, "lazytensor: matmul %ldx%ldx%ld on %s, %ldx%ld register tile: %s -> %s\n",
                  long(m), long(n), long(k), t.summary().c_str(), long(reg.rows), long(reg.cols),
                  buf,
-                 wins                    ? "generated kernel"
-                 : tg <= kCloseCall * tb ? "OpenBLAS, a close call (the in-step trial decides)"
-                                         : "OpenBLAS");
+                 wins    ? "generated kernel"
+                 : close ? "OpenBLAS, a close call (the in-step trial decides)"
+                         : "OpenBLAS");
   }
   return wins;
 }

@@ -323,9 +323,7 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
         c->choice = note.substr(2) + " (timed by an earlier process: LT_CACHE_DIR)";
         lt::metrics_impl::add("CodegenMatmulChoiceCached");
       } else {
-        double ratio = 0;
-        c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice, &ratio);
-        c->close_call = !c->chosen && ratio <= kCloseCall;
+        c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice, &c->close_call);
         if (!note_key.empty())  // 1: chosen, 2: a close call, 0: OpenBLAS
           disk_cache::store_note(dir, note_key,
                                  std::string(c->chosen       ? "1 "

@@ -34,9 +34,10 @@ enum class MatmulPolicy { kBlas, kCodegen, kMeasure };
 MatmulPolicy matmul_policy();
 // Times `kernel` against cblas_sgemm on m x k times k x n; `why` gets the figures (LT_DEBUG
 // prints them). Counters CodegenMatmulChosen / CodegenMatmulDeclined.
-// `gen_over_blas`, when given, gets the generated kernel's time over OpenBLAS's.
+// `close_call`, when given, gets whether OpenBLAS won by at most kCloseCall (counter
+// CodegenMatmulCloseCall).
 bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, int64_t k,
-                           std::string* why, double* gen_over_blas = nullptr);
+                           std::string* why, bool* close_call = nullptr);
 // The timing alone misleads both ways. Inside a step OpenBLAS ran up to 1.6x slower than alone
 // (the MLP's weight gradient, 256x784x64: 0.12 ms alone, 0.20 ms in its step, where the
 // generated kernel kept its 0.07 ms); and OpenBLAS's pthreads spin ~2^28 cycles after a call,

@@ -15,6 +15,7 @@
 
 #include "backend/mlir/parallel_loops.h"
 #include "core/metrics.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -152,31 +153,35 @@ struct FuseMultiUsePass : PassWrapper<FuseMultiUsePass, OperationPass<ModuleOp>>
     return through;
   }
 
+  // One walk, then a worklist in program order: a merged loop is itself a producer with several
+  // readers, so it goes to the back of the list; erased ops are skipped.
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    SmallVector<Operation*> work;
+    getOperation().walk([&](linalg::GenericOp g) { work.push_back(g); });
+    llvm::SmallPtrSet<Operation*, 16> erased;
     int64_t fused = 0;
-    for (bool changed = true; changed;) {
-      changed = false;
-      SmallVector<linalg::GenericOp> producers;
-      getOperation().walk([&](linalg::GenericOp g) {
-        if (!g->use_empty() && !g->hasOneUse()) producers.push_back(g);
-      });
-      for (linalg::GenericOp g : producers) {
-        OpOperand* o = candidate(g);
-        if (!o) continue;
-        Operation* consumer = o->getOwner();
-        rewriter.setInsertionPoint(consumer);
-        FailureOr<linalg::ElementwiseOpFusionResult> r = linalg::fuseElementwiseOps(rewriter, o);
-        if (failed(r)) continue;
-        for (auto [from, to] : r->replacements)
-          rewriter.replaceUsesWithIf(from, to,
-                                     [&](OpOperand& use) { return use.getOwner() != r->fusedOp; });
-        if (consumer->use_empty()) rewriter.eraseOp(consumer);
-        if (g->use_empty()) rewriter.eraseOp(g);
-        ++fused;
-        changed = true;
-        break;  // the walk's list holds erased ops now
-      }
+    for (size_t w = 0; w < work.size(); ++w) {
+      if (erased.contains(work[w])) continue;
+      auto g = cast<linalg::GenericOp>(work[w]);
+      if (g->use_empty() || g->hasOneUse()) continue;
+      OpOperand* o = candidate(g);
+      if (!o) continue;
+      Operation* consumer = o->getOwner();
+      rewriter.setInsertionPoint(consumer);
+      FailureOr<linalg::ElementwiseOpFusionResult> r = linalg::fuseElementwiseOps(rewriter, o);
+      if (failed(r)) continue;
+      for (auto [from, to] : r->replacements)
+        rewriter.replaceUsesWithIf(from, to,
+                                   [&](OpOperand& use) { return use.getOwner() != r->fusedOp; });
+      for (Operation* dead : {consumer, g.getOperation()})
+        if (dead->use_empty()) {
+          erased.insert(dead);
+          rewriter.eraseOp(dead);
+        }
+      erased.erase(r->fusedOp);  // (a new op at an erased one's address)
+      work.push_back(r->fusedOp);
+      ++fused;
     }
     if (fused) lt::metrics_impl::add("MlirMultiUseFused", fused);
   }
