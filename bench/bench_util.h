@@ -10,6 +10,7 @@
 #include <lt/lt.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -25,8 +26,12 @@ inline const char* sys_name(Sys s) {
   return s == Sys::Eager ? "lt_eager" : s == Sys::Interp ? "lt_interp" : "lt_mlir";
 }
 
-// Selects the system (the lazy backend too) and returns its device.
+// Selects the system (the lazy backend too) and returns its device. The steady-state
+// benchmarks time compiled code, so their compiles are synchronous (LT_COMPILE=sync, unless
+// the environment says otherwise); bench_dynamic's cold-start loops run the library's default,
+// background compiles (it sets LT_COMPILE=async before this).
 inline lt::Device enter(Sys s) {
+  setenv("LT_COMPILE", "sync", /*overwrite=*/0);
   if (s == Sys::Eager) return lt::Device("cpu");
   lt::set_lazy_backend(s == Sys::Interp ? "interp" : "mlir");
   return lt::Device("lazy");

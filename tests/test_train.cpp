@@ -106,10 +106,14 @@ TEST(Train, MlpLossesMatchOnCpuAndLazy) {
 
     // (b) Each step is one graph (loss.item() reads the step's result, no further graph), and
     // all but the first step or two (SGD's momentum buffer starts as a copy) are cache hits.
+    // With background compiles (ctest's train_async) a graph compiles from its second run, so
+    // the momentum buffer's first step, seen once, is a miss that compiles nothing.
     EXPECT_EQ(cpu.uncached + cpu.cached, 0);
     EXPECT_EQ(lazy.mark_steps, kSteps);
     EXPECT_LE(lazy.uncached, adam ? 1 : 2);
-    EXPECT_EQ(lazy.uncached + lazy.cached, kSteps);
+    EXPECT_LE(kSteps - lazy.cached, adam ? 1 : 2) << "cache misses";
+    if (std::string(std::getenv("LT_COMPILE")) == "sync")
+      EXPECT_EQ(lazy.uncached + lazy.cached, kSteps);
   }
 }
 

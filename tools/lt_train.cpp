@@ -650,17 +650,12 @@ int main(int argc, char** argv) {
     double total = std::chrono::duration<double>(Clock::now() - start).count();
     std::printf("done: %lld steps in %.1f s, final test accuracy %.2f%%\n",
                 static_cast<long long>(total_steps), total, 100.0 * acc);
-    std::printf("metrics: %lld compiles (cache misses), %lld cache hits, compile time %s\n",
-                static_cast<long long>(lt::metrics::counter("UncachedCompile")),
-                static_cast<long long>(lt::metrics::counter("CachedCompile")),
-                [] {
-                  std::string r = lt::metrics::report();
-                  auto p = r.find("CompileTime: ");
-                  if (p == std::string::npos) return std::string("0 ms");
-                  auto q = r.find("total=", p);
-                  return r.substr(q + 6, r.find(" ms", q) + 3 - q - 6);
-                }()
-                    .c_str());
+    std::printf(
+        "metrics: %lld compiles (cache misses), %lld cache hits, compile time %.0f ms waited "
+        "for, %.0f ms in the background\n",
+        static_cast<long long>(lt::metrics::counter("UncachedCompile")),
+        static_cast<long long>(lt::metrics::counter("CachedCompile")),
+        lt::metrics::timer_ms("CompileTime"), lt::metrics::timer_ms("BackgroundCompileTime"));
     std::string report = lt::metrics::report();
     std::istringstream rs(report);
     for (std::string line; std::getline(rs, line);)

@@ -25,6 +25,15 @@ void wait_device_ops();
 void set_lazy_backend(const std::string& name);
 std::string lazy_backend();
 
+// Compiling in the background (LT_COMPILE=async, the default): a graph that misses the compile
+// cache runs on the interpreter (the eager kernels) until its compiled code is ready, and a
+// graph of a new structure starts compiling at its second run (a graph seen once never
+// compiles). Results of the interpreted runs are eager's; compiled ones agree within the
+// tolerances of compiled math. LT_COMPILE=sync makes every barrier wait for its compile.
+// wait_for_compiles returns when every compile started so far has finished (benchmarks that
+// time the compiled code, tests).
+void wait_for_compiles();
+
 // Forgets every compiled graph of this process (and the sizes seen per graph structure, so the
 // next graph of each structure compiles specialized code again). The disk cache (LT_CACHE_DIR)
 // stays. For benchmarks and tests that must start as a fresh process would.

@@ -43,7 +43,18 @@ class Backend {
                                                       std::shared_ptr<ir::DynamicShapes>) {
     return nullptr;
   }
+  // Host measurements that compiles rely on (timings of the host), made on the caller's thread
+  // before compiles move to a background thread, where they would be timed against the
+  // program's own work.
+  virtual void prepare_background_compiles() {}
 };
+
+// Set on the thread that compiles in the background (lazy/background_compile.cpp): a compile
+// there leaves one core to the program, whose graphs run on the interpreter meanwhile.
+void set_compiling_in_background(bool on);
+bool compiling_in_background();
+// Threads a compile may use: LT_NUM_THREADS, one fewer in the background (at least one).
+int compile_threads();
 
 // LT_BACKEND=mlir (default) or interp, chosen once per process.
 Backend& active_backend();

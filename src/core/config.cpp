@@ -38,6 +38,7 @@ constexpr Var kVars[] = {
   {"LT_CACHE_SIZE", Type::Int, "1024", 1, kInf, "", "compiled graphs kept in memory (LRU)"},
   {"LT_CACHE_DIR", Type::Text, "", 0, 0, "", "keep compiled graphs and measured choices on disk in this directory"},
   {"LT_CACHE_LOCK_WAIT", Type::Real, "600", 0, kInf, "", "seconds to wait for another process compiling the same graph"},
+  {"LT_COMPILE", Type::Choice, "async", 0, 0, "async|sync", "async: a graph runs on interp while it compiles on a background thread, and a graph seen once is never compiled (sync: the barrier waits for each compile)"},
   {"LT_DYNAMIC_SHAPES", Type::Choice, "auto", 0, 0, "auto|off", "graphs that differ only in sizes share shape-generic code once a size has changed (off: one compile per shape)"},
   {"LT_MLIR_MAX_OPS", Type::Int, "20000", 1, kInf, "", "graphs with more ops run on interp instead of compiling"},
   {"LT_MLIR_MATMUL", Type::Choice, "measure", 0, 0, "measure|blas|codegen", "generated matmul kernels: timed against OpenBLAS, never, or always"},

@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/shape.h"
 #include "core/tensor_impl.h"
@@ -147,6 +148,36 @@ Graph build_graph(std::vector<NodePtr> roots) {
   }
   g.key = key;
   return g;
+}
+
+Graph detached_copy(const Graph& g) {
+  Graph c;
+  std::unordered_map<const Node*, Node*> copy;
+  copy.reserve(g.order.size());
+  std::vector<NodePtr> owned;  // every copy, until the roots hold them
+  owned.reserve(g.order.size());
+  std::vector<Node*> ops;
+  for (const Node* n : g.order) {
+    NodePtr p;
+    if (n->kind == NodeKind::Op) {
+      ops.resize(n->n_operands);
+      for (uint32_t i = 0; i < n->n_operands; ++i) ops[i] = copy.at(n->operands[i].get());
+      p = make_op(n->op, n->meta, n->attrs, ops.data(), ops.size());
+      p->hash = n->hash;
+      p->slot = n->slot;
+    } else {
+      p = make_leaf_copy(*n);
+    }
+    copy[n] = p.get();
+    c.order.push_back(p.get());
+    owned.push_back(std::move(p));
+  }
+  for (const NodePtr& r : g.roots) c.roots.push_back(NodePtr(copy.at(r.get())));
+  for (const Node* d : g.data) c.data.push_back(copy.at(d));
+  for (const Node* p : g.params) c.params.push_back(copy.at(p));
+  c.key = g.key;
+  c.op_count = g.op_count;
+  return c;
 }
 
 namespace {

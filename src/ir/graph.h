@@ -21,6 +21,11 @@ struct Graph {
 // Iterative (no recursion on depth). Holds a global lock while it uses the nodes' marks.
 Graph build_graph(std::vector<NodePtr> roots);
 
+// A copy of g made of new nodes (same ops, metas, attributes, hashes, slots, key) whose Data
+// leaves hold no buffer: what a compile reads, safe to hand to another thread (the original's
+// nodes are shared with the program's tensors and rewritten by the next graph build).
+Graph detached_copy(const Graph& g);
+
 // The paper's Figure 1 text form and a graphviz DOT form.
 std::string to_text(const Graph& g);
 std::string to_dot(const Graph& g);

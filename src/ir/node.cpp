@@ -217,6 +217,17 @@ NodePtr make_const(Dtype dtype, double f, int64_t i) {
   return NodePtr::adopt(node);
 }
 
+NodePtr make_leaf_copy(const Node& n) {
+  Node* node = new_node();
+  node->kind = n.kind;
+  node->meta = n.meta;
+  node->param_f = n.param_f;
+  node->param_i = n.param_i;
+  node->hash = n.hash;
+  node->slot = n.slot;
+  return NodePtr::adopt(node);
+}
+
 int64_t live_nodes() {
   std::lock_guard<std::mutex> g(g_live_mu);
   int64_t total = g_retired.load(std::memory_order_relaxed);

@@ -114,6 +114,10 @@ NodePtr make_data(const Tensor& buffer);
 NodePtr make_param(Dtype dtype, double f, int64_t i);
 NodePtr make_const(Dtype dtype, double f, int64_t i);
 
+// A copy of leaf `n` (Data, Param or Const) with its kind, meta, values, hash and slot, but
+// without a Data leaf's buffer: for a detached copy of a graph (graph.h).
+NodePtr make_leaf_copy(const Node& n);
+
 int64_t live_nodes();
 
 inline NodePtr* Node::inline_ops() { return reinterpret_cast<NodePtr*>(inline_storage); }

@@ -36,6 +36,8 @@ void set_lazy_backend(const std::string& name) {
 
 std::string lazy_backend() { return backend::active_backend().name(); }
 
+void wait_for_compiles() { lazy::wait_for_compiles(); }  // no lock: the worker takes none
+
 void clear_compile_cache() {
   std::lock_guard<lazy::DeviceMutex> lock(lazy::device_mutex());  // not while a graph runs
   lazy::clear_compile_cache();

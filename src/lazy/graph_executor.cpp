@@ -17,6 +17,7 @@
 #include "core/metrics.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
+#include "lazy/background_compile.h"
 #include "lazy/lazy_tensor.h"
 
 namespace lt::lazy {
@@ -47,6 +48,13 @@ class CompileCache {
       lru_.pop_back();
       M::add("CompileCacheEvictions");
     }
+    M::set("CompileCacheSize", static_cast<int64_t>(lru_.size()));
+  }
+  void erase(ir::Hash128 k) {
+    auto it = map_.find(k);
+    if (it == map_.end()) return;
+    lru_.erase(it->second);
+    map_.erase(it);
     M::set("CompileCacheSize", static_cast<int64_t>(lru_.size()));
   }
   void clear() {
@@ -143,7 +151,19 @@ std::string size_changes(const ir::Graph& g, const ir::ShapeProfile& p,
   return s;
 }
 
-std::shared_ptr<backend::Executable> compile_static(const ir::Graph& g) {
+// A background compile that ended without code (the backend declined shape-generic code).
+bool declined(const std::shared_ptr<backend::Executable>& exe) {
+  auto* t = dynamic_cast<TieredExecutable*>(exe.get());
+  return t && t->declined();
+}
+
+std::shared_ptr<backend::Executable> compile_static(const ir::Graph& g, bool background) {
+  if (background) {  // from its second run (background_compile.h); counted when it starts
+    backend::Backend* b = &backend::active_backend();
+    return std::make_shared<TieredExecutable>(
+        [b](const ir::Graph& c) { return std::shared_ptr<backend::Executable>(b->compile(c)); },
+        false, nullptr, "specialized");
+  }
   M::add("UncachedCompile");
   M::add("StaticCompile");
   M::ScopedTimer t("CompileTime");
@@ -158,9 +178,13 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
                                                   const std::vector<std::string>& sig) {
   const bool dynamic = config::choice("LT_DYNAMIC_SHAPES") == "auto";  // read per miss
   const bool debug = M::debug_enabled();
+  const bool background = compile_in_background(g);
+  const char* deferred = background ? "; runs on interp, compiled in the background from its "
+                                      "second run"
+                                    : "";
   if (!dynamic) {
-    if (debug) debug_line(g, explain_new_structure(sig) + "; specialized");
-    return compile_static(g);
+    if (debug) debug_line(g, explain_new_structure(sig) + "; specialized" + deferred);
+    return compile_static(g, background);
   }
   const ir::ShapeProfile prof = ir::shape_profile(g);
   auto& all = structures();
@@ -168,6 +192,11 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
   Structure& st =
       all[ir::mix(prof.structure, reinterpret_cast<uintptr_t>(&backend::active_backend()))];
   if (!st.seen.empty() && st.seen.back().size() != prof.values.size()) st = Structure{};
+  if (st.exe && declined(st.exe)) {  // a background compile of generic code found no code
+    st.exe = nullptr;
+    st.declined = true;
+    M::add("DynamicCompileDeclined");
+  }
   if (st.exe && st.dyn->admits(prof.values)) {
     M::add("CachedCompile");
     M::add("DynamicCacheHit");
@@ -182,6 +211,22 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
     if (auto d = ir::DynamicShapes::generalize(prof.pos, seen)) {
       auto dyn = std::make_shared<ir::DynamicShapes>(std::move(*d));
       M::add("ShapeGeneralization");
+      if (background) {  // compiled at once: the sizes are known to change
+        backend::Backend* b = &backend::active_backend();
+        auto dyn_code = std::make_shared<ir::DynamicShapes>(*dyn);  // bind() writes it there
+        auto exe = std::make_shared<TieredExecutable>(
+            [b, dyn_code](const ir::Graph& c) {
+              return std::shared_ptr<backend::Executable>(b->compile_generic(c, dyn_code));
+            },
+            true, &g, "generic");
+        if (debug)
+          debug_line(g, why + "; generic in " + dyn->describe(g) +
+                            "; runs on interp while it compiles in the background");
+        st.seen = std::move(seen);
+        st.dyn = std::move(dyn);
+        st.exe = exe;
+        return exe;
+      }
       std::shared_ptr<backend::Executable> exe;
       {
         M::ScopedTimer t("CompileTime");
@@ -210,8 +255,8 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
     }
   }
   if (st.seen.empty()) st.seen.push_back(prof.values);
-  if (debug) debug_line(g, why + "; specialized");
-  return compile_static(g);
+  if (debug) debug_line(g, why + "; specialized" + deferred);
+  return compile_static(g, background);
 }
 
 void save_ir(const ir::Graph& g) {
@@ -302,6 +347,10 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   const ir::Hash128 key = ir::mix(g.key, reinterpret_cast<uintptr_t>(&backend::active_backend()));
   M::add("GraphNodes", static_cast<int64_t>(g.order.size()));
   std::shared_ptr<backend::Executable> exe = cache().find(key);
+  if (exe && declined(exe)) {  // generic code that never came: compile this graph anew
+    cache().erase(key);
+    exe = nullptr;
+  }
   if (exe) {
     M::add("CachedCompile");
   } else {
@@ -348,6 +397,8 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   for (size_t i = 0; i < args.donate.size(); ++i)
     if (args.donate[i]) M::add("DonatedBuffers");
 }
+
+void wait_for_compiles() { wait_for_background_compiles(); }
 
 void clear_compile_cache() {
   cache().clear();

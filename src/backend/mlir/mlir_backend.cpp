@@ -27,8 +27,10 @@
 #include "backend/mlir/math_lowering.h"
 #include "backend/mlir/matmul_codegen.h"
 #include "backend/mlir/mlir_runtime.h"
+#include "backend/mlir/par_threshold.h"
 #include "backend/mlir/parallel_loops.h"
 #include "backend/mlir/partition.h"
+#include "backend/mlir/target.h"
 #include "core/config.h"
 #include "core/metrics.h"
 #include "core/parallel.h"
@@ -110,6 +112,12 @@ class MlirBackend : public Backend {
   bool supports(OpKind) const override { return true; }  // library steps run the rest
 
   std::unique_ptr<Executable> compile(const ir::Graph& g) override { return compile(g, nullptr); }
+
+  void prepare_background_compiles() override {
+    mlir_runtime();
+    host_target();
+    par_threshold();  // a streaming loop timed on 1 and 2 threads: not beside other work
+  }
 
   // Shape-generic code: dynamic dims in the types, sizes from the symbols argument; library
   // matmuls run OpenBLAS (the generated kernels' tiles are shape-specialized). Declined
@@ -224,7 +232,7 @@ class MlirBackend : public Backend {
     std::vector<double> weights;  // function k is cluster k
     for (const Cluster& c : s.clusters) weights.push_back(4.0 + static_cast<double>(c.nodes.size()));
     static const int per_thread = static_cast<int>(config::integer("LT_JIT_MODULES_PER_THREAD"));
-    SplitModules split = split_functions(*module, lt::num_threads() * per_thread, weights);
+    SplitModules split = split_functions(*module, compile_threads() * per_thread, weights);
     std::vector<OwningOpRef<ModuleOp>>& parts = split.modules;
     std::vector<std::vector<std::string>> names(parts.size());
     for (size_t i = 0; i < parts.size(); ++i)
@@ -253,7 +261,7 @@ class MlirBackend : public Backend {
     JitOptions jo;
     jo.opt_level = opt_level;
     jo.shared_libs = {runner_utils};
-    jo.threads = lt::num_threads();
+    jo.threads = compile_threads();
     if (!cache_key.empty()) {
       llvm::sys::fs::create_directories(cache_dir);
       jo.object_prefix = cache_dir + "/" + cache_key + "." + std::to_string(::getpid()) + ".tmp";

@@ -1,0 +1,207 @@
+// The compile worker and the executable that runs a graph on the interpreter until its
+// compiled code is ready (background_compile.h).
+#include "lazy/background_compile.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+
+#include "core/config.h"
+#include "core/metrics.h"
+#include "ops/registry.h"
+
+namespace lt::lazy {
+
+namespace M = metrics_impl;
+
+struct TieredExecutable::Job {
+  ir::Graph graph;  // a detached copy, freed by the worker once compiled
+  CompileFn fn;
+  std::string what;
+  std::shared_ptr<backend::Executable> exe;  // written before `done` is set
+  std::atomic<bool> done{false};
+};
+
+namespace {
+
+// One worker thread, compiles in the order they were started (a compile runs LLVM on threads of
+// its own: jit.cpp). A compile in flight must finish before exit destroys the static state it
+// uses (LLVM's and ours). exit() runs the exiting thread's thread_local destructors first,
+// then atexit hooks and static destructors in the reverse order of their registration, and a
+// compile registers destructors of its own statics as it first uses them. So each thread that
+// starts a compile holds a thread_local guard whose destructor waits for the worker: at exit it
+// runs before any static destructor. (An atexit hook registered at the first compile ran after
+// the destructors of LLVM statics that compile created, and the compile in flight failed in
+// LLVM at exit.) The atexit hook stays for an exit from a thread that never started a compile.
+class Worker;
+struct ExitGuard {
+  bool armed = false;
+  ~ExitGuard();
+};
+thread_local ExitGuard t_exit_guard;
+
+class Worker {
+ public:
+  void submit(std::shared_ptr<TieredExecutable::Job> job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;  // exiting: the graph stays on the interpreter
+    t_exit_guard.armed = true;
+    if (!thread_.joinable()) {
+      thread_ = std::thread([this] { loop(); });
+      std::atexit([] { worker().stop(); });  // stop() runs once; later calls find no thread
+    }
+    queue_.push_back(std::move(job));
+    cv_.notify_one();
+  }
+
+  void wait_idle() {
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_cv_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  }
+
+  static Worker& worker() {
+    static Worker* w = new Worker();  // never destroyed: the atexit hook stops its thread
+    return *w;
+  }
+
+ private:
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+      queue_.clear();
+      cv_.notify_one();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+  void loop() {
+    backend::set_compiling_in_background(true);
+    for (;;) {
+      std::shared_ptr<TieredExecutable::Job> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping
+        job = std::move(queue_.front());
+        queue_.pop_front();
+        busy_ = true;
+      }
+      compile(*job);
+      job.reset();  // the job's last owner may be us (its executable was evicted)
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = false;
+      idle_cv_.notify_all();
+    }
+  }
+
+  static void compile(TieredExecutable::Job& job) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::shared_ptr<backend::Executable> exe;
+    try {
+      exe = job.fn(job.graph);
+    } catch (const std::exception& e) {
+      // The synchronous path would have thrown at the barrier; here the graph simply stays on
+      // the interpreter, which gives the same results.
+      M::add("CompileFallback");
+      std::fprintf(stderr,
+                   "lazytensor: background compile of graph %s failed (%s); it runs on "
+                   "interp\n",
+                   ir::hash_hex(job.graph.key).c_str(), e.what());
+    }
+    const auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    M::add_time("BackgroundCompileTime", ns);
+    if (M::debug_enabled())
+      std::fprintf(stderr, "lazytensor: background compile of graph %s (%s) done in %.0f ms%s\n",
+                   ir::hash_hex(job.graph.key).c_str(), job.what.c_str(),
+                   static_cast<double>(ns) / 1e6, exe ? "" : ": no code, it stays on interp");
+    job.graph = ir::Graph{};
+    job.exe = std::move(exe);
+    job.done.store(true, std::memory_order_release);
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_, idle_cv_;
+  std::deque<std::shared_ptr<TieredExecutable::Job>> queue_;
+  std::thread thread_;
+  bool busy_ = false, stopping_ = false;
+};
+
+// At exit (or when a thread that started compiles ends): compiles started are finished.
+ExitGuard::~ExitGuard() {
+  if (armed) Worker::worker().wait_idle();
+}
+
+backend::Backend& interpreter() {
+  static std::unique_ptr<backend::Backend> b = backend::make_interp_backend();
+  return *b;
+}
+
+}  // namespace
+
+TieredExecutable::TieredExecutable(CompileFn fn, bool generic, const ir::Graph* launch_now,
+                                   std::string what)
+    : fn_(std::move(fn)), generic_(generic), what_(std::move(what)) {
+  if (launch_now) launch(*launch_now);
+}
+
+TieredExecutable::~TieredExecutable() = default;
+
+void TieredExecutable::launch(const ir::Graph& g) {
+  M::add("UncachedCompile");
+  M::add(generic_ ? "DynamicCompile" : "StaticCompile");
+  M::add("BackgroundCompile");
+  job_ = std::make_shared<Job>();
+  job_->graph = ir::detached_copy(g);
+  job_->fn = fn_;
+  job_->what = what_;
+  Worker::worker().submit(job_);
+}
+
+std::shared_ptr<backend::Executable> TieredExecutable::compiled() const {
+  if (!job_ || !job_->done.load(std::memory_order_acquire)) return nullptr;
+  return job_->exe;
+}
+
+bool TieredExecutable::declined() const {
+  return job_ && job_->done.load(std::memory_order_acquire) && !job_->exe;
+}
+
+std::vector<Tensor> TieredExecutable::run(const backend::RunArgs& args) {
+  if (job_ && job_->done.load(std::memory_order_acquire)) {
+    if (backend::Executable* e = job_->exe.get()) {
+      e->may_fail = may_fail;
+      return e->run(args);
+    }
+  } else if (!job_ && ++runs_ >= 2) {
+    launch(*args.graph);
+  }
+  M::add("InterpretedRuns");
+  if (generic_) return interpreter().compile(*args.graph)->run(args);
+  if (!interp_) interp_ = interpreter().compile(*args.graph);
+  return interp_->run(args);
+}
+
+bool compile_in_background(const ir::Graph& g) {
+  if (config::choice("LT_COMPILE") != "async") return false;
+  backend::Backend& b = backend::active_backend();
+  if (std::strcmp(b.name(), "interp") == 0) return false;  // its compile is the plan itself
+  for (const ir::Node* n : g.order)
+    if (n->kind == ir::NodeKind::Op && op_category(n->op) == OpCategory::Collective) return false;
+  static std::unordered_set<const backend::Backend*> prepared;  // under the device lock
+  if (prepared.insert(&b).second) b.prepare_background_compiles();
+  return true;
+}
+
+void wait_for_background_compiles() { Worker::worker().wait_idle(); }
+
+}  // namespace lt::lazy

@@ -1,0 +1,50 @@
+// Compiling in the background (LT_COMPILE=async): a graph that missed the compile cache runs on
+// the interpreter (the eager kernels, as fast as eager) while a worker thread compiles it, and
+// switches to the compiled code at the first run after the compile is done. A graph of a new
+// structure is compiled from its second run on, so a graph seen once (an evaluation's last
+// partial batch, a one-off computation) is never compiled at all.
+#pragma once
+#include <functional>
+#include <memory>
+
+#include "backend/backend.h"
+
+namespace lt::lazy {
+
+// What the worker runs, on a detached copy of the graph (ir::detached_copy). nullptr: no code
+// (a backend that declined shape-generic code).
+using CompileFn = std::function<std::shared_ptr<backend::Executable>(const ir::Graph&)>;
+
+class TieredExecutable : public backend::Executable {
+ public:
+  // generic: the executable serves every graph the structure's guard admits, so the
+  // interpreter's plan is made per run; launch_now: compile at once (else from the second run).
+  TieredExecutable(CompileFn fn, bool generic, const ir::Graph* launch_now, std::string what);
+  ~TieredExecutable() override;
+  std::vector<Tensor> run(const backend::RunArgs& args) override;
+  // The compile finished without code: the caller should forget this executable.
+  bool declined() const;
+  // The compiled executable, once the worker has finished (else nullptr).
+  std::shared_ptr<backend::Executable> compiled() const;
+
+  struct Job;
+
+ private:
+  void launch(const ir::Graph& g);
+  CompileFn fn_;
+  bool generic_;
+  std::string what_;  // for LT_DEBUG
+  int runs_ = 0;
+  std::shared_ptr<Job> job_;
+  std::unique_ptr<backend::Executable> interp_;  // static graphs: the plan, made once
+};
+
+// LT_COMPILE=async, a compiling backend, and no collective in g (every rank must run the
+// same schedule of collectives: one rank on interp and another on compiled code could order
+// two all_reduces differently).
+bool compile_in_background(const ir::Graph& g);
+
+// Returns when every compile started so far has finished (lt::wait_for_compiles).
+void wait_for_background_compiles();
+
+}  // namespace lt::lazy

@@ -1,0 +1,166 @@
+// Background compiles (LT_COMPILE=async, the library's default; the other test programs run
+// with sync, tests/support/sync_compile.cpp): a graph runs on the interpreter while it
+// compiles, switches to its code once compiled, and a graph seen once never compiles. Every
+// step's results are checked against the eager device, interpreted or compiled.
+#include <gtest/gtest.h>
+#include <lt/lt.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+const lt::Device kLazy("lazy");
+
+int64_t counter(const char* name) { return lt::metrics::counter(name); }
+
+class Background : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (lt::lazy_backend() != "mlir") GTEST_SKIP() << "background compiles are the mlir backend's";
+    setenv("LT_COMPILE", "async", 1);
+    lt::wait_for_compiles();
+    lt::clear_compile_cache();
+    lt::metrics::reset();
+  }
+  void TearDown() override {
+    lt::wait_for_compiles();
+    setenv("LT_COMPILE", "sync", 1);
+  }
+};
+
+// An elementwise chain and a reduction over x (compiled: within 3e-5 relative of eager, the
+// polynomial exp and tanh of compiled math; interpreted: eager's own kernels).
+lt::Tensor program(const lt::Tensor& x) { return ((x * 1.5f + 0.25f).exp().tanh() - x).sum(1); }
+
+void expect_step_matches(const lt::Tensor& x, const char* what) {
+  lt::Tensor lazy = program(x.to(kLazy));
+  lt::mark_step();
+  EXPECT_TRUE(lt::allclose(lazy.to("cpu"), program(x), 3e-5, 3e-6)) << what;
+}
+
+TEST_F(Background, InterpretsUntilTheCodeIsReadyThenRunsIt) {
+  lt::manual_seed(1);
+  lt::Tensor x = lt::randn({48, 300});
+  expect_step_matches(x, "first run");
+  EXPECT_EQ(counter("InterpretedRuns"), 1);
+  EXPECT_EQ(counter("UncachedCompile"), 0) << "a first sighting only interprets";
+  expect_step_matches(x, "second run");
+  EXPECT_EQ(counter("UncachedCompile"), 1);
+  EXPECT_EQ(counter("StaticCompile"), 1);
+  EXPECT_EQ(counter("BackgroundCompile"), 1);
+  lt::wait_for_compiles();
+  EXPECT_GT(lt::metrics::timer_ms("BackgroundCompileTime"), 0);
+  const int64_t interpreted = counter("InterpretedRuns");
+  EXPECT_LE(interpreted, 2);
+  for (int i = 0; i < 3; ++i) expect_step_matches(x, "compiled run");
+  EXPECT_EQ(counter("InterpretedRuns"), interpreted) << "the compiled code ran";
+  EXPECT_EQ(counter("UncachedCompile"), 1);
+  EXPECT_EQ(counter("CompileTime"), 0) << "no barrier waited for a compile";
+}
+
+TEST_F(Background, AGraphSeenOnceNeverCompiles) {
+  lt::Tensor x = lt::randn({7, 9});
+  expect_step_matches(x, "the only run");
+  lt::wait_for_compiles();
+  EXPECT_EQ(counter("UncachedCompile"), 0);
+  EXPECT_EQ(counter("BackgroundCompile"), 0);
+}
+
+TEST_F(Background, ChangedSizesCompileGenericCodeAtOnce) {
+  lt::manual_seed(2);
+  expect_step_matches(lt::randn({20, 64}), "size 20");
+  expect_step_matches(lt::randn({33, 64}), "size 33");  // sizes changed: generic, started now
+  EXPECT_EQ(counter("DynamicCompile"), 1);
+  EXPECT_EQ(counter("StaticCompile"), 0);
+  lt::wait_for_compiles();
+  const int64_t interpreted = counter("InterpretedRuns");
+  for (int64_t rows : {17, 45, 64, 100}) expect_step_matches(lt::randn({rows, 64}), "generic");
+  EXPECT_EQ(counter("InterpretedRuns"), interpreted) << "the generic code served every size";
+  EXPECT_EQ(counter("UncachedCompile"), 1);
+}
+
+TEST_F(Background, SyncWaitsForEveryCompile) {
+  setenv("LT_COMPILE", "sync", 1);
+  expect_step_matches(lt::randn({8, 40}), "sync");
+  EXPECT_EQ(counter("UncachedCompile"), 1);
+  EXPECT_EQ(counter("InterpretedRuns"), 0);
+  EXPECT_EQ(counter("BackgroundCompile"), 0);
+}
+
+TEST_F(Background, BadSettingIsAnErrorAtTheBarrier) {
+  setenv("LT_COMPILE", "later", 1);
+  lt::Tensor y = lt::randn({3, 3}).to(kLazy) * 2.0f;
+  try {
+    lt::mark_step();
+    FAIL() << "expected an error";
+  } catch (const lt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("LT_COMPILE"), std::string::npos) << e.what();
+  }
+  setenv("LT_COMPILE", "async", 1);
+  lt::Tensor cpu = y.to("cpu");  // the pending graph is still usable
+  EXPECT_EQ(cpu.size(0), 3);
+}
+
+TEST_F(Background, ClearingTheCacheWhileACompileRunsIsSafe) {
+  lt::manual_seed(3);
+  lt::Tensor x = lt::randn({64, 256});
+  expect_step_matches(x, "first");
+  expect_step_matches(x, "second, starts the compile");
+  lt::clear_compile_cache();  // the compile in flight finishes for an executable nobody holds
+  expect_step_matches(x, "after clearing");
+  lt::wait_for_compiles();
+  expect_step_matches(x, "again");
+}
+
+TEST_F(Background, TrainingMatchesEagerAcrossTheSwitchToCompiledCode) {
+  // SGD on an MLP, equal weights on both devices; the lazy steps switch from the interpreter to
+  // compiled code at a step that depends on the compile's speed. Weights within 1e-4 after
+  // every step (float32 matmuls and sums in other orders on compiled code).
+  lt::manual_seed(5);
+  lt::nn::Sequential cpu{lt::nn::Linear(30, 32), lt::nn::ReLU(), lt::nn::Linear(32, 4)};
+  lt::nn::Sequential lazy{lt::nn::Linear(30, 32), lt::nn::ReLU(), lt::nn::Linear(32, 4)};
+  {
+    lt::NoGradGuard g;
+    auto pc = cpu->parameters(), pl = lazy->parameters();
+    for (size_t i = 0; i < pc.size(); ++i) pl[i].copy_(pc[i]);
+  }
+  lazy->to(kLazy);
+  lt::optim::SGD oc(cpu->parameters(), lt::optim::SGDOptions(0.05).momentum(0.9)),
+      ol(lazy->parameters(), lt::optim::SGDOptions(0.05).momentum(0.9));
+  for (int step = 0; step < 12; ++step) {
+    if (step == 6) lt::wait_for_compiles();  // the later steps surely run compiled code
+    lt::Tensor x = lt::randn({16, 30}), y = lt::randint(0, 4, {16});
+    for (bool on_lazy : {false, true}) {
+      auto& m = on_lazy ? lazy : cpu;
+      auto& o = on_lazy ? ol : oc;
+      o.zero_grad();
+      lt::cross_entropy(m->forward(on_lazy ? x.to(kLazy) : x), on_lazy ? y.to(kLazy) : y)
+          .backward();
+      o.step();
+    }
+    auto pc = cpu->parameters(), pl = lazy->parameters();
+    for (size_t i = 0; i < pc.size(); ++i)
+      ASSERT_TRUE(lt::allclose(pl[i].to("cpu"), pc[i], 1e-4, 1e-5)) << "step " << step;
+  }
+  EXPECT_GE(counter("BackgroundCompile"), 1);
+  EXPECT_GE(counter("InterpretedRuns"), 1);
+}
+
+TEST_F(Background, ExitWithACompileInFlightIsClean) {
+  // The child starts a compile and exits at once: the exit hook waits for the compile before
+  // the static state it uses is destroyed.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        lt::Tensor x = lt::randn({64, 512});
+        for (int i = 0; i < 2; ++i) {
+          lt::Tensor y = lt::softmax(x.to(kLazy) * 3.0f, 1).log();
+          lt::mark_step();
+        }
+        std::exit(lt::metrics::counter("BackgroundCompile") == 1 ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+}  // namespace
