@@ -1685,6 +1685,8 @@ void run_batch(int b) {
   const int64_t programs = env_int("LT_FUZZ_PROGRAMS", 2000);
   const int64_t first_seed = env_int("LT_FUZZ_SEED", 1);
   const int64_t sizes = env_int("LT_FUZZ_SIZES", 1), shift = env_int("LT_FUZZ_SHIFT", 0);
+  const char* compile_mode = std::getenv("LT_COMPILE");
+  const bool background = compile_mode && std::string(compile_mode) == "async";
   const int64_t lo = programs * b / kBatches, hi = programs * (b + 1) / kBatches;
   int failures = 0;
   Stats stats;
@@ -1693,6 +1695,9 @@ void run_batch(int b) {
     for (int64_t k = 0; k < sizes; ++k) {
       g_size_shift = shift + 3 * k;
       std::optional<std::string> report = run_program(seed, &stats);
+      // Background compiles (ctest's fuzz_mlir_async): the program's next size runs the code
+      // compiled meanwhile (generic for the sizes, specialized for graphs run twice).
+      if (background) lt::wait_for_compiles();
       if (!report) continue;
       if (++failures <= 3) ADD_FAILURE() << *report;
     }

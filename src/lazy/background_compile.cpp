@@ -27,6 +27,7 @@ struct TieredExecutable::Job {
   std::string what;
   std::shared_ptr<backend::Executable> exe;  // written before `done` is set
   std::atomic<bool> done{false};
+  std::atomic<bool> dropped{false};  // taken off the queue unstarted: the next run starts it again
 };
 
 namespace {
@@ -36,10 +37,11 @@ namespace {
 // uses (LLVM's and ours). exit() runs the exiting thread's thread_local destructors first,
 // then atexit hooks and static destructors in the reverse order of their registration, and a
 // compile registers destructors of its own statics as it first uses them. So each thread that
-// starts a compile holds a thread_local guard whose destructor waits for the worker: at exit it
-// runs before any static destructor. (An atexit hook registered at the first compile ran after
-// the destructors of LLVM statics that compile created, and the compile in flight failed in
-// LLVM at exit.) The atexit hook stays for an exit from a thread that never started a compile.
+// starts a compile holds a thread_local guard whose destructor drops the queued compiles and
+// waits for the one in flight: at exit it runs before any static destructor. (An atexit hook
+// registered at the first compile ran after the destructors of LLVM statics that compile created,
+// and the compile in flight failed in LLVM at exit.) The atexit hook stays for an exit from a
+// thread that never started a compile.
 class Worker;
 struct ExitGuard {
   bool armed = false;
@@ -64,6 +66,14 @@ class Worker {
   void wait_idle() {
     std::unique_lock<std::mutex> lock(mu_);
     idle_cv_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  }
+
+  // Drops the compiles not yet started and waits for the one in flight: what an exit needs.
+  void drop_queue_and_wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (const auto& job : queue_) job->dropped.store(true, std::memory_order_release);
+    queue_.clear();
+    idle_cv_.wait(lock, [this] { return !busy_; });
   }
 
   static Worker& worker() {
@@ -136,9 +146,11 @@ class Worker {
   bool busy_ = false, stopping_ = false;
 };
 
-// At exit (or when a thread that started compiles ends): compiles started are finished.
+// At exit (or when a thread that started compiles ends): the compile in flight finishes, the
+// queued ones are dropped (an executable whose compile was dropped starts it again at its next
+// run, when its thread was not the process's last).
 ExitGuard::~ExitGuard() {
-  if (armed) Worker::worker().wait_idle();
+  if (armed) Worker::worker().drop_queue_and_wait();
 }
 
 backend::Backend& interpreter() {
@@ -182,6 +194,8 @@ std::vector<Tensor> TieredExecutable::run(const backend::RunArgs& args) {
       e->may_fail = may_fail;
       return e->run(args);
     }
+  } else if (job_ && job_->dropped.load(std::memory_order_acquire)) {
+    launch(*args.graph);  // its thread ended before the compile started
   } else if (!job_ && ++runs_ >= 2) {
     launch(*args.graph);
   }
