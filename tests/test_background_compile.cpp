@@ -4,6 +4,8 @@
 // step's results are checked against the eager device, interpreted or compiled.
 #include <gtest/gtest.h>
 #include <lt/lt.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
@@ -161,6 +163,34 @@ TEST_F(Background, ExitWithACompileInFlightIsClean) {
         std::exit(lt::metrics::counter("BackgroundCompile") == 1 ? 0 : 3);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(Background, AForkedChildCompilesWithAWorkerOfItsOwn) {
+  // The parent starts a compile and forks at once; the child (one thread: the fork copies no
+  // worker) compiles a graph of its own and its results match eager; the parent goes on too.
+  lt::manual_seed(9);
+  lt::Tensor x = lt::randn({32, 200});
+  expect_step_matches(x, "parent, first");
+  expect_step_matches(x, "parent, second: starts a compile");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    lt::Tensor z = lt::randn({16, 64});
+    bool ok = true;
+    for (int i = 0; i < 3; ++i) {
+      lt::Tensor lazy = (z.to(kLazy) * 2.0f).sigmoid().sum(0);
+      lt::mark_step();
+      ok = ok && lt::allclose(lazy.to("cpu"), (z * 2.0f).sigmoid().sum(0), 3e-5, 3e-6);
+      if (i == 1) lt::wait_for_compiles();
+    }
+    std::exit(ok && lt::metrics::counter("BackgroundCompile") >= 2 ? 0 : 5);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  lt::wait_for_compiles();
+  expect_step_matches(x, "parent, compiled");
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // compiled code is ready (background_compile.h).
 #include "lazy/background_compile.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -58,6 +60,15 @@ class Worker {
     if (!thread_.joinable()) {
       thread_ = std::thread([this] { loop(); });
       std::atexit([] { worker().stop(); });  // stop() runs once; later calls find no thread
+      static const bool fork_hooks = [] {
+        // A fork copies only the forking thread. The parent first finishes the compile in
+        // flight (the worker holds the MLIR context's lock while it compiles), and the child
+        // starts with a worker of its own; the dropped compiles start again at their next run.
+        pthread_atfork([] { worker().drop_queue_and_wait(); }, nullptr,
+                       [] { slot() = new Worker(); });  // the parent's copy is left alone
+        return true;
+      }();
+      (void)fork_hooks;
     }
     queue_.push_back(std::move(job));
     cv_.notify_one();
@@ -76,11 +87,15 @@ class Worker {
     idle_cv_.wait(lock, [this] { return !busy_; });
   }
 
-  static Worker& worker() {
+  static Worker& worker() { return *slot(); }
+
+ private:
+  static Worker*& slot() {
     static Worker* w = new Worker();  // never destroyed: the atexit hook stops its thread
-    return *w;
+    return w;
   }
 
+ public:
  private:
   void stop() {
     {
