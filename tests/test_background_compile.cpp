@@ -165,6 +165,27 @@ TEST_F(Background, ExitWithACompileInFlightIsClean) {
       ::testing::ExitedWithCode(0), "");
 }
 
+TEST_F(Background, DeclinedGenericCodeIsForgottenAndTheGraphCompilesSpecialized) {
+  // ctest's background_declined entry sets LT_MLIR_MAX_OPS=3: the backend declines generic
+  // code for larger graphs (and runs their specialized "code" on interp, LargeGraphInterp).
+  const char* max_ops = std::getenv("LT_MLIR_MAX_OPS");
+  if (!max_ops || std::string(max_ops) != "3") GTEST_SKIP() << "runs with LT_MLIR_MAX_OPS=3";
+  lt::manual_seed(4);
+  expect_step_matches(lt::randn({20, 16}), "size 20");
+  expect_step_matches(lt::randn({33, 16}), "size 33: generic code started");
+  EXPECT_EQ(counter("DynamicCompile"), 1);
+  lt::wait_for_compiles();  // it ends without code
+  expect_step_matches(lt::randn({45, 16}), "size 45: the structure's generic code is forgotten");
+  EXPECT_EQ(counter("DynamicCompileDeclined"), 1);
+  expect_step_matches(lt::randn({33, 16}), "size 33 again: its cache entry is forgotten too");
+  expect_step_matches(lt::randn({33, 16}), "size 33, second run: specialized code started");
+  lt::wait_for_compiles();
+  expect_step_matches(lt::randn({33, 16}), "size 33, compiled");
+  EXPECT_EQ(counter("DynamicCompile"), 1);
+  EXPECT_GE(counter("StaticCompile"), 1);
+  EXPECT_GE(counter("LargeGraphInterp"), 1);
+}
+
 TEST_F(Background, AForkedChildCompilesWithAWorkerOfItsOwn) {
   // The parent starts a compile and forks at once; the child (one thread: the fork copies no
   // worker) compiles a graph of its own and its results match eager; the parent goes on too.

@@ -25,6 +25,9 @@ class Executable {
   virtual ~Executable() = default;
   // One contiguous buffer per root, never aliasing a non-donated input.
   virtual std::vector<Tensor> run(const RunArgs& args) = 0;
+  // True when this executable will never run compiled code: a background compile that ended
+  // without code (generic code the backend declined). The lazy runtime then forgets it.
+  virtual bool declined() const { return false; }
   // Set by the lazy runtime: the graph has a step that can throw on values (an index computed
   // in the graph), so its inputs are never donated and a failed run can be recovered from.
   bool may_fail = false;

@@ -29,6 +29,7 @@ struct TieredExecutable::Job {
   std::string what;
   std::shared_ptr<backend::Executable> exe;  // written before `done` is set
   std::atomic<bool> done{false};
+  bool failed = false;  // threw: the graph stays on the interpreter (written before `done`)
   std::atomic<bool> dropped{false};  // taken off the queue unstarted: the next run starts it again
 };
 
@@ -136,6 +137,7 @@ class Worker {
       // The synchronous path would have thrown at the barrier; here the graph simply stays on
       // the interpreter, which gives the same results.
       M::add("CompileFallback");
+      job.failed = true;
       std::fprintf(stderr,
                    "lazytensor: background compile of graph %s failed (%s); it runs on "
                    "interp\n",
@@ -194,13 +196,8 @@ void TieredExecutable::launch(const ir::Graph& g) {
   Worker::worker().submit(job_);
 }
 
-std::shared_ptr<backend::Executable> TieredExecutable::compiled() const {
-  if (!job_ || !job_->done.load(std::memory_order_acquire)) return nullptr;
-  return job_->exe;
-}
-
 bool TieredExecutable::declined() const {
-  return job_ && job_->done.load(std::memory_order_acquire) && !job_->exe;
+  return job_ && job_->done.load(std::memory_order_acquire) && !job_->exe && !job_->failed;
 }
 
 std::vector<Tensor> TieredExecutable::run(const backend::RunArgs& args) {

@@ -23,9 +23,7 @@ class TieredExecutable : public backend::Executable {
   ~TieredExecutable() override;
   std::vector<Tensor> run(const backend::RunArgs& args) override;
   // The compile finished without code: the caller should forget this executable.
-  bool declined() const;
-  // The compiled executable, once the worker has finished (else nullptr).
-  std::shared_ptr<backend::Executable> compiled() const;
+  bool declined() const override;
 
   struct Job;
 

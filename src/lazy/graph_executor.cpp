@@ -152,10 +152,7 @@ std::string size_changes(const ir::Graph& g, const ir::ShapeProfile& p,
 }
 
 // A background compile that ended without code (the backend declined shape-generic code).
-bool declined(const std::shared_ptr<backend::Executable>& exe) {
-  auto* t = dynamic_cast<TieredExecutable*>(exe.get());
-  return t && t->declined();
-}
+bool declined(const std::shared_ptr<backend::Executable>& exe) { return exe->declined(); }
 
 std::shared_ptr<backend::Executable> compile_static(const ir::Graph& g, bool background) {
   if (background) {  // from its second run (background_compile.h); counted when it starts
