@@ -11,6 +11,7 @@ namespace detail {
 void* allocate_slow(size_t n) { return ::operator new(n); }
 void deallocate_slow(void* p, size_t) noexcept { ::operator delete(p); }
 }  // namespace detail
+void share_freed_blocks() {}
 
 #else
 
@@ -106,6 +107,19 @@ void deallocate_slow(void* p, size_t n) noexcept {
 }
 
 }  // namespace detail
+
+void share_freed_blocks() {
+  detail::Cache& c = detail::t_cache;
+  detail::Depot& d = detail::depot();
+  std::lock_guard<std::mutex> g(d.mu);
+  for (size_t k = 0; k < detail::kClasses; ++k)
+    while (detail::Block* b = c.head[k]) {
+      c.head[k] = b->next;
+      b->next = d.head[k];
+      d.head[k] = b;
+    }
+  c.gone = true;  // from now on every free (and allocation) goes through the depot
+}
 
 #endif
 

@@ -39,6 +39,10 @@ void* allocate_slow(size_t n);
 void deallocate_slow(void* p, size_t n) noexcept;
 }  // namespace detail
 
+// For a thread that frees blocks other threads allocated and allocates few of its own (the
+// background compile worker frees each graph copy it compiled): its blocks go back to the
+// shared depot, which the allocating threads refill from, instead of piling up on its own list.
+void share_freed_blocks();
 inline void* allocate(size_t n) {
 #ifndef LT_POOL_DISABLED
   if (n - 1 < detail::kMaxSize) {  // 1..kMaxSize

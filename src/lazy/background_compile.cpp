@@ -17,6 +17,7 @@
 
 #include "core/config.h"
 #include "core/metrics.h"
+#include "core/pool.h"
 #include "ops/registry.h"
 
 namespace lt::lazy {
@@ -110,6 +111,7 @@ class Worker {
 
   void loop() {
     backend::set_compiling_in_background(true);
+    pool::share_freed_blocks();  // it frees the graph copies the recording thread allocated
     for (;;) {
       std::shared_ptr<TieredExecutable::Job> job;
       {
