@@ -66,8 +66,12 @@ class Worker {
         // A fork copies only the forking thread. The parent first finishes the compile in
         // flight (the worker holds the MLIR context's lock while it compiles), and the child
         // starts with a worker of its own; the dropped compiles start again at their next run.
-        pthread_atfork([] { worker().drop_queue_and_wait(); }, nullptr,
-                       [] { slot() = new Worker(); });  // the parent's copy is left alone
+        // (A fork on the worker itself would wait for itself: it skips the wait.)
+        pthread_atfork(
+            [] {
+              if (!backend::compiling_in_background()) worker().drop_queue_and_wait();
+            },
+            nullptr, [] { slot() = new Worker(); });  // the parent's copy is left alone
         return true;
       }();
       (void)fork_hooks;
