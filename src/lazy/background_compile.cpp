@@ -156,7 +156,10 @@ class Worker {
     if (M::debug_enabled())
       std::fprintf(stderr, "lazytensor: background compile of graph %s (%s) done in %.0f ms%s\n",
                    ir::hash_hex(job.graph.key).c_str(), job.what.c_str(),
-                   static_cast<double>(ns) / 1e6, exe ? "" : ": no code, it stays on interp");
+                   static_cast<double>(ns) / 1e6,
+                   exe          ? ""
+                   : job.failed ? ": it failed, the graph stays on interp"
+                                : ": no code (declined), the graph compiles specialized code");
     job.graph = ir::Graph{};
     job.exe = std::move(exe);
     job.done.store(true, std::memory_order_release);
