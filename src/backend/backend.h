@@ -61,6 +61,9 @@ int compile_threads();
 
 // LT_BACKEND=mlir (default) or interp, chosen once per process.
 Backend& active_backend();
+// The interpreter, made once: runs graphs the lazy runtime does not compile (background compiles'
+// first runs, recovery from a failed run).
+Backend& interp_backend();
 void set_active_backend(const std::string& name);  // "mlir" or "interp"
 std::unique_ptr<Backend> make_interp_backend();
 std::unique_ptr<Backend> make_mlir_backend();

@@ -32,6 +32,8 @@ Backend* initial_backend() { return backend_named(config::choice("LT_BACKEND"));
 
 }  // namespace
 
+Backend& interp_backend() { return *backend_named("interp"); }
+
 Backend& active_backend() {
   Backend* b = g_active.load(std::memory_order_acquire);
   if (b) return *b;

@@ -3,6 +3,7 @@
 #include "core/check.h"
 #include "core/metrics.h"
 #include "ir/graph.h"
+#include "lazy/background_compile.h"
 #include "lazy/lazy_tensor.h"
 #include "lt/lazy.h"
 
@@ -36,7 +37,7 @@ void set_lazy_backend(const std::string& name) {
 
 std::string lazy_backend() { return backend::active_backend().name(); }
 
-void wait_for_compiles() { lazy::wait_for_compiles(); }  // no lock: the worker takes none
+void wait_for_compiles() { lazy::wait_for_background_compiles(); }  // no lock: none needed
 
 void clear_compile_cache() {
   std::lock_guard<lazy::DeviceMutex> lock(lazy::device_mutex());  // not while a graph runs

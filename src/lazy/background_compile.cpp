@@ -179,11 +179,6 @@ ExitGuard::~ExitGuard() {
   if (armed) Worker::worker().drop_queue_and_wait();
 }
 
-backend::Backend& interpreter() {
-  static std::unique_ptr<backend::Backend> b = backend::make_interp_backend();
-  return *b;
-}
-
 }  // namespace
 
 TieredExecutable::TieredExecutable(CompileFn fn, bool generic, const ir::Graph* launch_now,
@@ -221,8 +216,8 @@ std::vector<Tensor> TieredExecutable::run(const backend::RunArgs& args) {
     launch(*args.graph);
   }
   M::add("InterpretedRuns");
-  if (generic_) return interpreter().compile(*args.graph)->run(args);
-  if (!interp_) interp_ = interpreter().compile(*args.graph);
+  if (generic_) return backend::interp_backend().compile(*args.graph)->run(args);
+  if (!interp_) interp_ = backend::interp_backend().compile(*args.graph);
   return interp_->run(args);
 }
 

@@ -151,9 +151,6 @@ std::string size_changes(const ir::Graph& g, const ir::ShapeProfile& p,
   return s;
 }
 
-// A background compile that ended without code (the backend declined shape-generic code).
-bool declined(const std::shared_ptr<backend::Executable>& exe) { return exe->declined(); }
-
 std::shared_ptr<backend::Executable> compile_static(const ir::Graph& g, bool background) {
   if (background) {  // from its second run (background_compile.h); counted when it starts
     backend::Backend* b = &backend::active_backend();
@@ -189,7 +186,7 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
   Structure& st =
       all[ir::mix(prof.structure, reinterpret_cast<uintptr_t>(&backend::active_backend()))];
   if (!st.seen.empty() && st.seen.back().size() != prof.values.size()) st = Structure{};
-  if (st.exe && declined(st.exe)) {  // a background compile of generic code found no code
+  if (st.exe && st.exe->declined()) {  // a background compile of generic code found no code
     st.exe = nullptr;
     st.declined = true;
     M::add("DynamicCompileDeclined");
@@ -297,13 +294,13 @@ backend::RunArgs run_inputs(const ir::Graph& g) {
 // computed again on its own by the reference interpreter: those that do not depend on the
 // failing step get their values, the others are marked failed with the error.
 void recover(const std::vector<Alias*>& aliases) {
-  static std::unique_ptr<backend::Backend> interp = backend::make_interp_backend();
+  backend::Backend& interp = backend::interp_backend();
   for (Alias* a : aliases) {
     try {
       ir::Graph g = ir::build_graph({a->value});
       backend::RunArgs args = run_inputs(g);
       args.graph = &g;
-      std::vector<Tensor> out = interp->compile(g)->run(args);
+      std::vector<Tensor> out = interp.compile(g)->run(args);
       a->value = ir::make_data(out[0]);
       a->generation++;
     } catch (const Error& e) {
@@ -344,7 +341,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   const ir::Hash128 key = ir::mix(g.key, reinterpret_cast<uintptr_t>(&backend::active_backend()));
   M::add("GraphNodes", static_cast<int64_t>(g.order.size()));
   std::shared_ptr<backend::Executable> exe = cache().find(key);
-  if (exe && declined(exe)) {  // generic code that never came: compile this graph anew
+  if (exe && exe->declined()) {  // generic code that never came: compile this graph anew
     cache().erase(key);
     exe = nullptr;
   }
@@ -394,8 +391,6 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   for (size_t i = 0; i < args.donate.size(); ++i)
     if (args.donate[i]) M::add("DonatedBuffers");
 }
-
-void wait_for_compiles() { wait_for_background_compiles(); }
 
 void clear_compile_cache() {
   cache().clear();

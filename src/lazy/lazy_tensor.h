@@ -106,8 +106,6 @@ Tensor make_lazy(ir::NodePtr value, Device d);
 void sync_aliases(const std::vector<Alias*>& aliases, bool barrier);
 // Drops the in-memory compile cache and the shape history of every graph structure.
 void clear_compile_cache();
-// Returns when every background compile started so far is done (LT_COMPILE=async).
-void wait_for_compiles();
 // Set once any alias has been marked failed (Alias::error): until then recording skips the check.
 extern std::atomic<bool> g_any_failed_run;
 void note_recorded_op();
