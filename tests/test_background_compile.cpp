@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/parallel.h"
+
 namespace {
 
 const lt::Device kLazy("lazy");
@@ -215,6 +217,28 @@ TEST_F(Background, AForkedChildCompilesWithAWorkerOfItsOwn) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
   lt::wait_for_compiles();
   expect_step_matches(x, "parent, compiled");
+}
+
+// While a compile runs in the background the program's steps run on one thread fewer
+// (lt::run_threads), so that on a small host they do not fight the compile for its core; the
+// core comes back when the compile ends.
+TEST_F(Background, ACompileInFlightTakesOneOfTheProgramsThreads) {
+  const int threads = lt::get_num_threads();
+  lt::set_num_threads(2);
+  EXPECT_EQ(lt::run_threads(), 2);
+  lt::manual_seed(3);
+  lt::Tensor x = lt::randn({64, 96});
+  expect_step_matches(x, "first run");
+  expect_step_matches(x, "second run, which starts the compile");
+  EXPECT_EQ(counter("BackgroundCompile"), 1);
+  // The worker holds the core from before the compile starts until after its time is recorded.
+  bool lent = false;
+  while (lt::metrics::timer_ms("BackgroundCompileTime") == 0) lent = lent || lt::run_threads() == 1;
+  lt::wait_for_compiles();
+  EXPECT_TRUE(lent) << "the program kept both threads while the compile ran";
+  EXPECT_EQ(lt::run_threads(), 2) << "the core came back";
+  expect_step_matches(x, "compiled run");
+  lt::set_num_threads(threads);
 }
 
 }  // namespace

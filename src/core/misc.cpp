@@ -1,4 +1,5 @@
 // Dtype names, device parsing and the thread count.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -128,6 +129,14 @@ int& threads_slot() {
 }  // namespace
 
 int num_threads() { return threads_slot(); }
+
+namespace {
+std::atomic<int> g_lent{0};
+}
+int run_threads() {
+  return std::max(1, threads_slot() - std::min(1, g_lent.load(std::memory_order_relaxed)));
+}
+void lend_core(bool on) { g_lent.fetch_add(on ? 1 : -1, std::memory_order_relaxed); }
 void set_core_num_threads(int n) { threads_slot() = n > 0 ? n : 1; }
 
 }  // namespace lt

@@ -8,11 +8,18 @@
 namespace lt {
 
 int num_threads();
+// The threads the program's own computation runs on now: num_threads(), less one while a
+// background compile runs (lazy/background_compile.cpp lends it a core; at least 1). On 2 cores,
+// a step forking 2 OpenMP threads beside the compile kept one of them waiting for the core that
+// the compile held, and its team spun at every barrier.
+int run_threads();
+// A background compile takes (true) or returns (false) its core.
+void lend_core(bool on);
 
 // f(begin, end) on contiguous chunks; runs inline when the work is below `grain` per thread.
 template <typename F>
 void parallel_for(int64_t n, int64_t grain, const F& f) {
-  int nt = num_threads();
+  int nt = run_threads();
   if (n <= 0) return;
   if (nt <= 1 || n <= grain || omp_in_parallel()) {
     f(int64_t{0}, n);

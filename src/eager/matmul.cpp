@@ -42,7 +42,7 @@ MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
 std::atomic<int> g_blas_threads{-1};
 
 void blas_threads_for(int64_t flops) {
-  const int want = flops < (int64_t{1} << 27) ? 1 : num_threads();
+  const int want = flops < (int64_t{1} << 27) ? 1 : run_threads();
   if (g_blas_threads.exchange(want, std::memory_order_relaxed) != want)
     openblas_set_num_threads(want);
 }

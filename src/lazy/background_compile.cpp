@@ -17,6 +17,7 @@
 
 #include "core/config.h"
 #include "core/metrics.h"
+#include "core/parallel.h"
 #include "core/pool.h"
 #include "ops/registry.h"
 
@@ -126,7 +127,14 @@ class Worker {
         queue_.pop_front();
         busy_ = true;
       }
-      compile(*job);
+      {
+        // The program's steps run on one thread fewer meanwhile (core/parallel.h).
+        struct Lent {
+          Lent() { lend_core(true); }
+          ~Lent() { lend_core(false); }
+        } lent;
+        compile(*job);
+      }
       job.reset();  // the job's last owner may be us (its executable was evicted)
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = false;

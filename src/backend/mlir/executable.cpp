@@ -128,9 +128,10 @@ class MlirExecutable : public Executable {
 
   std::vector<Tensor> run(const RunArgs& args) override {
     // Compiled loops fork through the OpenMP runtime our kernels use (libomp): give this
-    // thread's fork the library's thread count.
+    // thread's fork the library's thread count (one fewer while a background compile runs).
     thread_local int omp_threads = 0;
-    if (omp_threads != num_threads()) omp_set_num_threads(omp_threads = num_threads());
+    if (const int want = run_threads(); omp_threads != want)
+      omp_set_num_threads(omp_threads = want);
     if (dyn_) take_sizes(args);
     std::vector<Tensor> v(nodes_.size());
     for (size_t k = 0; k < steps_.size(); ++k) {
