@@ -122,8 +122,8 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
     }
     if (dynamic_rows) rows = chunk_rows(m);
     if (b.sizes[0] != k) continue;
-    // A shape whose tiles fit only transposed (a Linear's weight gradient, dh^T x: 256x784x64
-    // for an MLP on 784 inputs, against 784x256x64) runs as C^T = B^T A^T.
+    // A shape whose tiles fit only transposed (a product with fewer columns than a register
+    // tile, or a column tail that is not whole vectors) runs as C^T = B^T A^T.
     // Where both fit, the one that copies less: the kernel takes row-major operands, so a B
     // that is the transposed view of a matrix (a Linear's forward, x W^T) is copied whole (k*m)
     // for C = A B, while C^T = B^T A^T reads that matrix as it lies and copies A (rows*k). The

@@ -77,28 +77,22 @@ std::string payload(int64_t m, int64_t n, int64_t k) {
   return substitute(kPayloadText, {{"@A@", type(m, k)}, {"@B@", type(k, n)}, {"@C@", type(m, n)}});
 }
 
-const char* kScheduleText = R"(
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %mm = transform.structured.match ops{["linalg.matmul"]} in %root
-        : (!transform.any_op) -> !transform.any_op
-    %t0, %forall = transform.structured.tile_using_forall %mm tile_sizes [@TM@, @TN@]
+// The schedule: each part of the product (below) tiled for threads (scf.forall -> OpenMP), k
+// in steps, then register tiles vectorized into outer products (FMAs).
+const char* kPartText = R"(
+    %t0_@P@, %forall_@P@ = transform.structured.tile_using_forall %part_@P@ tile_sizes [@TM@, @TN@]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %t1, %l1 = transform.structured.tile_using_for %t0 tile_sizes [0, 0, @TK@]
+    %t1_@P@, %l1_@P@ = transform.structured.tile_using_for %t0_@P@ tile_sizes [0, 0, @TK@]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %t2, %l2:3 = transform.structured.tile_using_for %t1 tile_sizes [@RM@, @RN@, 1]
+    %t2_@P@, %l2_@P@:3 = transform.structured.tile_using_for %t1_@P@ tile_sizes [@RM@, @RN@, 1]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op,
                                   !transform.any_op)
-    transform.structured.vectorize %t2 {create_named_contraction} : !transform.any_op
-    %f = transform.structured.match ops{["func.func"]} in %root
-        : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %f {
-      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
-    transform.yield
-  }
-}
+    transform.structured.vectorize %t2_@P@ {create_named_contraction} : !transform.any_op
+)";
+const char* kSplitText = R"(
+    %s_@P@ = transform.structured.split %part_@P@ after @AT@ {dimension = @D@} : !transform.any_op
+    %part_@P@0, %part_@P@1 = transform.split_handle %s_@P@
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )";
 
 // Block sizes, chosen by a sweep (bench_lazy matmul_*/mlir_codegen and the shapes of a
@@ -106,13 +100,23 @@ module attributes {transform.with_named_sequence} {
 // iteration, k in steps of up to 128 (a 128x128 block of B stays in L2). The register tile
 // comes from the target (matmul_register_tile). bench_lazy matmul_*/mlir_codegen, 2 threads:
 // Zen 5 (AVX-512): 8x32 357 GFLOP/s at 512^3, 4x16 160, 8x64 spilled; Zen 3 (AVX2): 4x16 77,
-// 2x32 73, 8x32 53 (spills), 8x16 49, 4x32 49. Tiles must divide the shape (partial tiles did
-// not vectorize), so each block size is the largest divisor of its dimension up to the cap that
-// is a multiple of the register tile; the k step (the register tile's k is 1) any divisor.
+// 2x32 73, 8x32 53 (spills), 8x16 49, 4x32 49. Tiles must divide what they tile (partial tiles
+// did not vectorize), so each block size is the largest divisor of its dimension up to the cap
+// that is a multiple of the register tile; the k step (the register tile's k is 1) any divisor.
 constexpr int64_t kTileM = 32, kTileN = 128, kTileK = 128;
 
+// A dimension of C: its largest multiple of the register tile (`main`, cut into blocks of
+// `block`) and the rest (`tail`), which is split off and computed as one block whose register
+// tile is as wide as the tail. (A Linear's weight gradient with 784 inputs is 256x784: 768
+// columns in 8x32 register tiles and 16 in 8x16 ones. Without tails it ran transposed, C^T =
+// B^T A^T, and each step copied C^T's 200k elements into the layout of the optimizer's loop.)
+struct DimTiles {
+  int64_t main = 0, block = 0, tail = 0;
+};
+
 struct Tiles {
-  int64_t m = 0, n = 0, k = 0;
+  DimTiles m, n;
+  int64_t k = 0;
   RegisterTile reg;
 };
 
@@ -122,20 +126,56 @@ int64_t divisor_tile(int64_t size, int64_t cap, int64_t step) {
   return 0;
 }
 
-Tiles tiles_for(int64_t m, int64_t n, int64_t k) {
-  const RegisterTile reg = matmul_register_tile(host_target());
-  if (m <= 0 || n <= 0 || k <= 0) return {0, 0, 0, reg};
-  return {divisor_tile(m, std::max(kTileM, reg.rows), reg.rows),
-          divisor_tile(n, std::max(kTileN, reg.cols), reg.cols), divisor_tile(k, kTileK, 1), reg};
+DimTiles dim_tiles(int64_t size, int64_t cap, int64_t reg) {
+  DimTiles d;
+  d.tail = size % reg;
+  d.main = size - d.tail;
+  d.block = d.main > 0 ? divisor_tile(d.main, std::max(cap, reg), reg) : 0;
+  return d;
 }
 
+Tiles tiles_for(int64_t m, int64_t n, int64_t k) {
+  const RegisterTile reg = matmul_register_tile(host_target());
+  if (m <= 0 || n <= 0 || k <= 0) return {{}, {}, 0, reg};
+  return {dim_tiles(m, kTileM, reg.rows), dim_tiles(n, kTileN, reg.cols),
+          divisor_tile(k, kTileK, 1), reg};
+}
+
+// The transform script: the matmul split into up to four parts (main and tail rows times main
+// and tail columns; transform.structured.split), each scheduled with its own tiles.
 std::string schedule_text(const Tiles& t) {
   auto str = [](int64_t v) { return std::to_string(v); };
-  return substitute(kScheduleText, {{"@TM@", str(t.m)},
-                                    {"@TN@", str(t.n)},
-                                    {"@TK@", str(t.k)},
-                                    {"@RM@", str(t.reg.rows)},
-                                    {"@RN@", str(t.reg.cols)}});
+  std::string body =
+      "    %part_ = transform.structured.match ops{[\"linalg.matmul\"]} in %root\n"
+      "        : (!transform.any_op) -> !transform.any_op\n";
+  using Parts = std::vector<std::pair<std::string, bool>>;  // handle suffix, is the tail
+  auto split = [&](const std::string& p, const DimTiles& d, int dim) {
+    if (d.tail == 0) return Parts{{p, false}};
+    body += substitute(kSplitText, {{"@P@", p}, {"@AT@", str(d.main)}, {"@D@", str(dim)}});
+    return Parts{{p + "0", false}, {p + "1", true}};
+  };
+  for (const auto& [pm, m_tail] : split("", t.m, 0))
+    for (const auto& [p, n_tail] : split(pm, t.n, 1))
+      body += substitute(kPartText, {{"@P@", p},
+                                     {"@TM@", str(m_tail ? t.m.tail : t.m.block)},
+                                     {"@TN@", str(n_tail ? t.n.tail : t.n.block)},
+                                     {"@TK@", str(t.k)},
+                                     {"@RM@", str(m_tail ? t.m.tail : t.reg.rows)},
+                                     {"@RN@", str(n_tail ? t.n.tail : t.reg.cols)}});
+  return "module attributes {transform.with_named_sequence} {\n"
+         "  transform.named_sequence @__transform_main(%root: !transform.any_op "
+         "{transform.readonly}) {\n" +
+         body +
+         "    %f = transform.structured.match ops{[\"func.func\"]} in %root\n"
+         "        : (!transform.any_op) -> !transform.any_op\n"
+         "    transform.apply_patterns to %f {\n"
+         "      transform.apply_patterns.vector.lower_contraction lowering_strategy = "
+         "\"outerproduct\"\n"
+         "      transform.apply_patterns.canonicalization\n"
+         "    } : !transform.any_op\n"
+         "    transform.yield\n"
+         "  }\n"
+         "}\n";
 }
 
 const char* kBufferize =
@@ -184,8 +224,10 @@ std::function<void(const float*, const float*, float*)> packed_call(void (*packe
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
   // k >= 32: with a short k each register tile's C loads and stores are not amortized (an MLP's
   // 64x256x10: 8 us vs BLAS 4 us); from k = 32 on the kernel won (784x256x64: 1.7x).
+  // A column tail must be whole vectors: a narrower one did not fill its registers.
   const Tiles t = tiles_for(m, n, k);
-  return t.m > 0 && t.n > 0 && t.k > 0 && k >= 32;
+  return t.m.main > 0 && t.n.main > 0 && t.k > 0 && k >= 32 &&
+         t.n.tail % host_target().float_lanes() == 0;
 }
 
 CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
@@ -193,8 +235,9 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   if (!codegen_matmul_fits(m, n, k)) {
     const RegisterTile reg = matmul_register_tile(host_target());
     out.error = "shape " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                ": the schedule needs m % " + std::to_string(reg.rows) + " == 0, n % " +
-                std::to_string(reg.cols) + " == 0 and k >= 32";
+                ": the schedule needs m >= " + std::to_string(reg.rows) +
+                ", n >= " + std::to_string(reg.cols) + " with a tail of whole " +
+                std::to_string(host_target().float_lanes()) + "-float vectors, and k >= 32";
     return out;
   }
   const auto t0 = std::chrono::steady_clock::now();
