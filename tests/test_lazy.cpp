@@ -412,6 +412,38 @@ TEST_F(Lazy, OpWithoutLoweringRunsAsALibraryStep) {
   lt::set_lazy_backend(before);
 }
 
+// A cluster compiled for one graph serves a later graph that has the same cluster (the function
+// MLIR builds for it is the same text): the second graph compiles only what is new, here
+// nothing but its library matmul. The reuse lasts while an executable that runs the code lives:
+// once the graph cache is cleared, the same graph compiles its cluster again.
+TEST_F(Lazy, GraphsSharingAClusterCompileItOnce) {
+  if (lt::lazy_backend() != "mlir" || std::getenv("LT_CACHE_DIR"))
+    GTEST_SKIP() << "the mlir backend's, without the disk cache (which keeps whole graphs)";
+  lt::clear_compile_cache();
+  lt::manual_seed(4);
+  lt::Tensor x = lt::randn({24, 40}), w = lt::randn({40, 8});
+  auto chain = [](const lt::Tensor& t) { return (t * 1.5f + 0.25f).tanh() * t; };
+  lt::Tensor first = chain(x.to(kLazy));
+  lt::mark_step();
+  EXPECT_EQ(lt::metrics::counter("MlirClustersReused"), 0);
+  auto second_graph = [&] {
+    lt::Tensor y = chain(x.to(kLazy));
+    lt::Tensor z = lt::matmul(y, w.to(kLazy));
+    lt::mark_step();
+    EXPECT_TRUE(lt::allclose(y.to("cpu"), chain(x), 3e-5, 3e-6));
+    EXPECT_TRUE(lt::allclose(z.to("cpu"), lt::matmul(chain(x), w), 1e-4, 1e-4));
+  };
+  second_graph();
+  EXPECT_EQ(lt::metrics::counter("UncachedCompile"), 2) << lt::metrics::report();
+  EXPECT_EQ(lt::metrics::counter("MlirClustersReused"), 1) << lt::metrics::report();
+  EXPECT_TRUE(lt::allclose(first.to("cpu"), chain(x), 3e-5, 3e-6));
+  lt::clear_compile_cache();  // both executables go, and with them the cluster's code
+  lt::metrics::reset();
+  second_graph();
+  EXPECT_EQ(lt::metrics::counter("UncachedCompile"), 1);
+  EXPECT_EQ(lt::metrics::counter("MlirClustersReused"), 0) << lt::metrics::report();
+}
+
 TEST_F(Lazy, SignedZerosAndTinyArgumentsOfCompiledMath) {
   // expm1, log1p, tanh, erf of -0, +0 and tiny values keep the sign and the value (f(x) ~ x):
   // MLIR lowered float64 expm1/log1p as exp(x) - 1 / log(1 + x), which gave 0 for -1e-30, and

@@ -44,6 +44,7 @@ constexpr Var kVars[] = {
   {"LT_MLIR_MATMUL", Type::Choice, "measure", 0, 0, "measure|blas|codegen", "generated matmul kernels: timed against OpenBLAS, never, or always"},
   {"LT_MLIR_PAR_MIN", Type::Int, "", 0, kInf, "", "inner iterations a loop nest needs to run on threads (default: measured)"},
   {"LT_MLIR_INTERLEAVE", Type::Int, "8", 1, 16, "", "vectors per iteration of long compiled loops (1 = the cost model's choice)"},
+  {"LT_MLIR_REUSE_CLUSTERS", Type::Flag, "1", 0, 0, "", "a cluster compiled for one graph serves every later graph with the same cluster (0: each graph compiles all of its clusters)"},
   {"LT_MLIR_FUSE_REDUCTIONS", Type::Flag, "1", 0, 0, "", "fuse reductions into compiled clusters (0: library steps)"},
   {"LT_MLIR_DISABLE_LOWERING", Type::Text, "", 0, 0, "", "test only: op1,op2 lose their MLIR lowering (become library steps)"},
   {"LT_MLIR_PIPELINE", Type::Text, "", 0, 0, "", "experiments: the MLIR pass pipeline instead of the built-in one"},

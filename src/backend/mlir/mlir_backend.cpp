@@ -106,6 +106,30 @@ const char* kPipeline =
     "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
     "reconcile-unrealized-casts";
 
+// Compiled clusters by their function's text (its name left out), for the process, under the
+// MLIR context's lock. Graphs that differ in small ways share most clusters: the optimizer's
+// first steps and the later ones, the training step and its last partial batch's generic code
+// (the parameters' updates keep their sizes). An entry lives while an executable that runs its
+// code does (the weak owner), so the cache follows the graph cache's evictions.
+struct CompiledCluster {
+  std::weak_ptr<void> owner;
+  void (*fn)(void**) = nullptr;
+};
+std::unordered_map<std::string, CompiledCluster>& compiled_clusters() {
+  static auto* m = new std::unordered_map<std::string, CompiledCluster>();
+  return *m;
+}
+
+std::string cluster_key(func::FuncOp f) {
+  const std::string name = f.getSymName().str();
+  f.setSymName("cluster");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  f->print(os, OpPrintingFlags().useLocalScope());  // not numbered across the whole module
+  f.setSymName(name);
+  return cache_key("", text);
+}
+
 class MlirBackend : public Backend {
  public:
   const char* name() const override { return "mlir"; }
@@ -224,19 +248,51 @@ class MlirBackend : public Backend {
       }
       M::add("DiskCacheMiss");
     }
+    // Clusters compiled before for another graph (compiled_clusters) are taken from there and
+    // left out of this compile; not under the disk cache, whose entry is the graph's whole code.
+    static const bool reuse_clusters = config::flag("LT_MLIR_REUSE_CLUSTERS");
+    std::unordered_map<std::string, void (*)(void**)> reused;  // entry name -> code
+    std::vector<std::shared_ptr<void>> owners;                 // of the reused code
+    std::vector<std::pair<std::string, std::string>> fresh;    // compiled now: entry name, key
+    std::vector<double> weights;  // of the functions left in the module, in order
+    {
+      auto& known = compiled_clusters();
+      for (auto it = known.begin(); it != known.end();)
+        it = it->second.owner.expired() ? known.erase(it) : std::next(it);
+      std::vector<func::FuncOp> fns;
+      for (func::FuncOp f : module->getOps<func::FuncOp>()) fns.push_back(f);
+      for (size_t k = 0; k < fns.size(); ++k) {  // function k is cluster k
+        const std::string entry = cluster_entry(static_cast<int>(k));
+        if (cache_dir.empty() && reuse_clusters) {
+          const std::string key = cluster_key(fns[k]);
+          auto it = known.find(key);
+          if (std::shared_ptr<void> owner = it == known.end() ? nullptr : it->second.owner.lock()) {
+            reused[entry] = it->second.fn;
+            owners.push_back(std::move(owner));
+            fns[k].erase();
+            continue;
+          }
+          fresh.emplace_back(entry, key);
+        } else {
+          fresh.emplace_back(entry, "");
+        }
+        weights.push_back(4.0 + static_cast<double>(s.clusters[k].nodes.size()));
+      }
+    }
+    M::add("MlirClustersReused", static_cast<int64_t>(reused.size()));
     // Split into modules compiled on parallel threads (jit.h): LLVM's code generation is most
     // of the compile time and runs on one thread per module. The weights (nodes) predict LLVM's
     // time poorly (a one-op select over 17x256 took as long as a 525-op cross-entropy over
     // 17x10), so there are more modules than threads and each thread takes the next when it is
     // done; each module costs ~2-3 ms of its own (an engine, its target machine, the wrappers).
-    std::vector<double> weights;  // function k is cluster k
-    for (const Cluster& c : s.clusters) weights.push_back(4.0 + static_cast<double>(c.nodes.size()));
     static const int per_thread = static_cast<int>(config::integer("LT_JIT_MODULES_PER_THREAD"));
-    SplitModules split = split_functions(*module, compile_threads() * per_thread, weights);
+    SplitModules split = fresh.empty() && !reused.empty()
+                             ? SplitModules{}
+                             : split_functions(*module, compile_threads() * per_thread, weights);
     std::vector<OwningOpRef<ModuleOp>>& parts = split.modules;
     std::vector<std::vector<std::string>> names(parts.size());
     for (size_t i = 0; i < parts.size(); ++i)
-      for (size_t k : split.functions[i]) names[i].push_back(cluster_entry(static_cast<int>(k)));
+      for (size_t k : split.functions[i]) names[i].push_back(fresh[k].first);
     {
       RewritePatternSet patterns(ctx);
       // sin/cos stay libm calls: MLIR's approximations reduce the argument in float32, which
@@ -271,7 +327,7 @@ class MlirBackend : public Backend {
     {
       M::ScopedTimer jit_timer("LlvmJitTime");
       M::add("MlirJitModules", static_cast<int64_t>(parts.size()));
-      code = jit_compile(parts, names, tmb, jo);
+      if (!parts.empty()) code = jit_compile(parts, names, tmb, jo);
       if (!code.error.empty()) {
         diag += code.error;
         for (const std::string& o : code.objects) std::remove(o.c_str());
@@ -283,17 +339,32 @@ class MlirBackend : public Backend {
         for (size_t i = 0; i < code.ms.size(); ++i)
           line += (i ? " | " : "") + std::to_string(names[i].size()) + " fns " +
                   std::to_string(static_cast<int>(code.ms[i])) + " ms";
-        std::fprintf(stderr, "lazytensor: JIT %zu clusters as %zu modules on threads: %s\n",
-                     s.clusters.size(), parts.size(), line.c_str());
+        if (!parts.empty())
+          std::fprintf(stderr, "lazytensor: JIT %zu clusters as %zu modules on threads: %s\n",
+                       fresh.size(), parts.size(), line.c_str());
+        if (!reused.empty())
+          std::fprintf(stderr, "lazytensor: %zu of %zu clusters reused from other graphs\n",
+                       reused.size(), s.clusters.size());
+      }
+      // The executable keeps the engines of its reused clusters alive as well as its own.
+      std::shared_ptr<void> owner = code.owner;
+      if (!owners.empty()) {
+        owners.push_back(code.owner);
+        owner = std::make_shared<std::vector<std::shared_ptr<void>>>(std::move(owners));
       }
       exe = make_mlir_executable(
           g, std::move(s),
           [&](const std::string& name) -> void (*)(void**) {
             auto it = code.symbols.find(name);
-            return it == code.symbols.end() ? nullptr : it->second;
+            if (it != code.symbols.end()) return it->second;
+            auto r = reused.find(name);
+            return r == reused.end() ? nullptr : r->second;
           },
-          code.owner, kernels, dyn);
+          owner, kernels, dyn);
     }
+    if (exe && code.owner)
+      for (const auto& [entry, key] : fresh)
+        if (!key.empty()) compiled_clusters()[key] = {code.owner, code.symbols.at(entry)};
     if (exe && !cache_key.empty())
       disk_cache::store(cache_dir, cache_key, code.objects, {runner_utils, LT_LIBOMP_PATH});
     else
