@@ -1,6 +1,7 @@
 // Training steps on every system (lt_eager, lt_interp, lt_mlir; naming contract in
 // bench_util.h), with the same models and shapes as bench/torch_bench.py:
 //   mlp_step: MLP 784-256-10, batch 64, cross_entropy, backward, SGD (steps/s);
+//   mlp_adam_step: the same with Adam(1e-3), the main job's (lt-train's) optimizer;
 //   transformer_step: TransformerEncoderLayer(256, 4 heads, ff 1024), 128 tokens x batch 16,
 //     loss mean(out^2), backward, Adam (steps/s);
 //   lstm_step: the main job's --model lstm: a 2-layer LSTM(28, 128) over 28 steps of 28 pixels,
@@ -55,14 +56,19 @@ constexpr double kResnetFlops =
      196.0 * (9 * kW * 2 * kW + 9 * 4 * kW * kW + 2 * kW * kW) +
      49.0 * (9 * 2 * kW * 4 * kW + 9 * 16 * kW * kW + 8 * kW * kW) + 4 * kW * 10);
 
-struct Mlp {
+// kAdam: Adam(1e-3), lt-train's default, in place of SGD(0.01).
+template <bool kAdam>
+struct MlpWith {
   static constexpr double kFlops = kMlpFlops;
   lt::nn::Sequential m{lt::nn::Linear(784, 256), lt::nn::ReLU(), lt::nn::Linear(256, 10)};
-  std::unique_ptr<lt::optim::SGD> opt;
+  std::unique_ptr<lt::optim::Optimizer> opt;
   lt::Tensor x, y;
-  explicit Mlp(lt::Device d) {
+  explicit MlpWith(lt::Device d) {
     m->to(d);
-    opt = std::make_unique<lt::optim::SGD>(m->parameters(), lt::optim::SGDOptions(0.01));
+    if constexpr (kAdam)
+      opt = std::make_unique<lt::optim::Adam>(m->parameters(), lt::optim::AdamOptions(1e-3));
+    else
+      opt = std::make_unique<lt::optim::SGD>(m->parameters(), lt::optim::SGDOptions(0.01));
     x = lt::randn({64, 784}).to(d);
     y = lt::randint(0, 10, {64}).to(d);
     lt::mark_step();
@@ -73,6 +79,9 @@ struct Mlp {
     opt->step();  // on lazy: ends with mark_step
   }
 };
+
+using Mlp = MlpWith<false>;
+using MlpAdam = MlpWith<true>;
 
 struct Transformer {
   static constexpr double kFlops = kTransformerFlops;
@@ -192,6 +201,10 @@ void peak_rss(benchmark::State& st, Sys s, int warmup, int steps) {
 const bool registered = [] {
   ltb::add(
       "mlp_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<Mlp>(st, s, 3); },
+      [](auto* b) { b->Unit(benchmark::kMillisecond); });
+  ltb::add(
+      "mlp_adam_step", ltb::kAll,
+      [](benchmark::State& st, Sys s) { train_step<MlpAdam>(st, s, 3); },
       [](auto* b) { b->Unit(benchmark::kMillisecond); });
   ltb::add(
       "transformer_step", ltb::kAll,
