@@ -27,15 +27,10 @@ ConvGeom geom(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t O
 }
 
 // The convolutions run on chunks of images: im2col of `nb` images of one group side by side
-// gives cols [K, nb L], and one GEMM per chunk and group does the work of nb per-image GEMMs,
-// with one parallel region per chunk instead of one per image (per-image calls left OpenMP's
-// barriers and small GEMMs most of a small ResNet's step). A chunk's cols stay within
-// kColsBudget elements.
+// gives cols [K, nb L], and one GEMM per chunk and group does the work of nb per-image GEMMs
+// (per-image calls left OpenMP's barriers and small GEMMs most of a small ResNet's step). The
+// chunks of all threads together stay within kColsBudget elements.
 constexpr int64_t kColsBudget = int64_t{1} << 21;  // 8 MB of floats
-
-int64_t chunk_of(const ConvGeom& g, int64_t n) {
-  return std::clamp<int64_t>(kColsBudget / std::max<int64_t>(g.K() * g.L(), 1), 1, n);
-}
 
 // One im2col row (channel c, kernel offset kh, kw) of one image plane x[H, W] into dst[L]:
 // per output row the in-range span is a strided copy, the rest zero.
@@ -135,6 +130,34 @@ bool is_direct(const ConvGeom& g) {
          g.H == g.OH && g.W == g.OW;
 }
 
+// The images [0, N) split over the threads, f(first, end, thread) on each part: each thread
+// runs im2col and single-threaded GEMMs on its own images. One thread pool, ours: OpenBLAS's
+// own threads had run beside our spinning OpenMP workers (and with whatever thread count the
+// last matmul had left it: the small ResNet's step ran 1.1x faster on 2 threads than on 1).
+// With fewer images than threads, one part, on OpenBLAS's threads by the product's `flops`.
+// `parts`: parts_of(N), taken once by the caller (a background compile changes run_threads).
+int64_t parts_of(int64_t N) { return omp_in_parallel() ? 1 : std::min<int64_t>(run_threads(), N); }
+
+template <typename F>
+void over_images(int64_t N, int64_t nt, int64_t flops, const F& f) {
+  if (nt <= 1) {
+    blas_threads_for(flops);
+    f(int64_t{0}, N, int64_t{0});
+    return;
+  }
+  blas_threads_for(0);
+  parallel_for(nt, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) f(N * t / nt, N * (t + 1) / nt, t);
+  });
+}
+
+// Images per chunk for a part of `n` images run beside `parts - 1` others: the chunks of all
+// parts together stay within kColsBudget.
+int64_t part_chunk(const ConvGeom& g, int64_t n, int64_t parts) {
+  return std::clamp<int64_t>(
+      kColsBudget / std::max<int64_t>(parts, 1) / std::max<int64_t>(g.K() * g.L(), 1), 1, n);
+}
+
 template <typename T>
 void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const ConvAttrs& p,
                 const Tensor& out) {
@@ -143,21 +166,23 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
   const int64_t N = x.size(0), C = x.size(1), O = w.size(0);
   const ConvGeom g = geom(C / groups, x.size(2), x.size(3), w.size(2), w.size(3), out.size(2),
                           out.size(3), p);
-  const int64_t Og = O / groups, L = g.L();
+  const int64_t Og = O / groups, L = g.L(), parts = parts_of(N);
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* po = static_cast<T*>(out.raw_data_ptr());
-  if (is_direct(g)) {
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t gi = 0; gi < groups; ++gi)
-        gemm<T>(false, false, Og, L, g.K(), pw + gi * Og * g.K(), px + (n * C + gi * g.C) * L, T(0),
-                po + (n * O + gi * Og) * L);
-  } else {
-    const int64_t nb = chunk_of(g, N);
+  over_images(N, parts, 2 * O * L * g.K(), [&](int64_t i0, int64_t i1, int64_t) {
+    if (is_direct(g)) {
+      for (int64_t n = i0; n < i1; ++n)
+        for (int64_t gi = 0; gi < groups; ++gi)
+          gemm<T>(false, false, Og, L, g.K(), pw + gi * Og * g.K(), px + (n * C + gi * g.C) * L,
+                  T(0), po + (n * O + gi * Og) * L);
+      return;
+    }
+    const int64_t nb = part_chunk(g, i1 - i0, parts);
     std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)),
         prod(static_cast<size_t>(Og * nb * L));
-    for (int64_t n0 = 0; n0 < N; n0 += nb) {
-      const int64_t m = std::min(nb, N - n0);
+    for (int64_t n0 = i0; n0 < i1; n0 += nb) {
+      const int64_t m = std::min(nb, i1 - n0);
       for (int64_t gi = 0; gi < groups; ++gi) {
         im2col_chunk(px, C, gi, n0, m, g, cols.data());
         gemm<T>(false, false, Og, m * L, g.K(), pw + gi * Og * g.K(), cols.data(), T(0),
@@ -165,7 +190,7 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
         regroup(po, O, gi, Og, n0, m, L, prod.data(), false);
       }
     }
-  }
+  });
   if (bias.defined()) {
     Tensor b = dense(bias);
     const T* pb = static_cast<const T*>(b.raw_data_ptr());
@@ -188,31 +213,35 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
   const int64_t N = out.size(0), C = out.size(1), O = w.size(0);
   const ConvGeom g = geom(C / groups, out.size(2), out.size(3), w.size(2), w.size(3), go.size(2),
                           go.size(3), p);
-  const int64_t Og = O / groups, L = g.L();
+  const int64_t Og = O / groups, L = g.L(), parts = parts_of(N);
   T* pg = static_cast<T*>(go.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* px = static_cast<T*>(out.raw_data_ptr());
-  if (is_direct(g)) {
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t gi = 0; gi < groups; ++gi)
-        gemm<T>(true, false, g.K(), L, Og, pw + gi * Og * g.K(), pg + (n * O + gi * Og) * L, T(0),
-                px + (n * C + gi * g.C) * L);
-    return;
-  }
-  std::fill(px, px + out.numel(), T(0));
-  const int64_t nb = chunk_of(g, N);
-  std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
-  for (int64_t n0 = 0; n0 < N; n0 += nb) {
-    const int64_t m = std::min(nb, N - n0);
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
-      gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.data(), T(0), cols.data());
-      col2im_chunk(cols.data(), C, gi, n0, m, g, px);
+  over_images(N, parts, 2 * O * L * g.K(), [&](int64_t i0, int64_t i1, int64_t) {
+    if (is_direct(g)) {
+      for (int64_t n = i0; n < i1; ++n)
+        for (int64_t gi = 0; gi < groups; ++gi)
+          gemm<T>(true, false, g.K(), L, Og, pw + gi * Og * g.K(), pg + (n * O + gi * Og) * L, T(0),
+                  px + (n * C + gi * g.C) * L);
+      return;
     }
-  }
+    const int64_t image = C * g.H * g.W;
+    std::fill(px + i0 * image, px + i1 * image, T(0));
+    const int64_t nb = part_chunk(g, i1 - i0, parts);
+    std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
+    for (int64_t n0 = i0; n0 < i1; n0 += nb) {
+      const int64_t m = std::min(nb, i1 - n0);
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
+        gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.data(), T(0), cols.data());
+        col2im_chunk(cols.data(), C, gi, n0, m, g, px);
+      }
+    }
+  });
 }
 
-// dw_g += g @ cols(x)^T over the batch.
+// dw_g += g @ cols(x)^T over the batch: each part of the images sums into a buffer of its own
+// (the first part into dw), added up at the end.
 template <typename T>
 void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttrs& p,
                             const Tensor& out) {
@@ -221,27 +250,38 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
   const int64_t N = x.size(0), C = x.size(1), O = out.size(0);
   const ConvGeom g = geom(C / groups, x.size(2), x.size(3), out.size(2), out.size(3), go.size(2),
                           go.size(3), p);
-  const int64_t Og = O / groups, L = g.L();
+  const int64_t Og = O / groups, L = g.L(), parts = parts_of(N);
   T* pg = static_cast<T*>(go.raw_data_ptr());
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   T* pw = static_cast<T*>(out.raw_data_ptr());
-  std::fill(pw, pw + out.numel(), T(0));
-  if (is_direct(g)) {
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t gi = 0; gi < groups; ++gi)
-        gemm<T>(false, true, Og, g.K(), L, pg + (n * O + gi * Og) * L, px + (n * C + gi * g.C) * L,
-                T(1), pw + gi * Og * g.K());
-    return;
-  }
-  const int64_t nb = chunk_of(g, N);
-  std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
-  for (int64_t n0 = 0; n0 < N; n0 += nb) {
-    const int64_t m = std::min(nb, N - n0);
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
-      im2col_chunk(px, C, gi, n0, m, g, cols.data());
-      gemm<T>(false, true, Og, g.K(), m * L, gm.data(), cols.data(), T(1), pw + gi * Og * g.K());
+  const int64_t size = out.numel();
+  std::vector<T> partial(static_cast<size_t>(size * std::max<int64_t>(parts - 1, 0)));
+  over_images(N, parts, 2 * O * L * g.K(), [&](int64_t i0, int64_t i1, int64_t t) {
+    T* dw = t == 0 ? pw : partial.data() + (t - 1) * size;
+    std::fill(dw, dw + size, T(0));
+    if (is_direct(g)) {
+      for (int64_t n = i0; n < i1; ++n)
+        for (int64_t gi = 0; gi < groups; ++gi)
+          gemm<T>(false, true, Og, g.K(), L, pg + (n * O + gi * Og) * L,
+                  px + (n * C + gi * g.C) * L, T(1), dw + gi * Og * g.K());
+      return;
     }
+    const int64_t nb = part_chunk(g, i1 - i0, parts);
+    std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
+    for (int64_t n0 = i0; n0 < i1; n0 += nb) {
+      const int64_t m = std::min(nb, i1 - n0);
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
+        im2col_chunk(px, C, gi, n0, m, g, cols.data());
+        gemm<T>(false, true, Og, g.K(), m * L, gm.data(), cols.data(), T(1), dw + gi * Og * g.K());
+      }
+    }
+  });
+  for (int64_t t = 1; t < parts; ++t) {
+    const T* d = partial.data() + (t - 1) * size;
+    parallel_for(size, 4096, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) pw[i] += d[i];
+    });
   }
 }
 

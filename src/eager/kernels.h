@@ -54,6 +54,9 @@ void random_kernel(OpKind op, uint64_t seed, uint64_t offset, int64_t low, int64
 
 // BLAS and kernel threads follow lt::set_num_threads.
 void set_blas_threads(int n);
+// OpenBLAS's thread count for a product of `flops` (matmul's rule, below; 0: one thread), set
+// only when it changes.
+void blas_threads_for(int64_t flops);
 // C[m, n] = A[m, k] B[k, n], row-major and contiguous, through OpenBLAS with matmul's thread rule:
 // a product under 2^27 flops runs on one thread. Waking OpenBLAS's pool for it costs more than
 // it saves, and the woken pool keeps spinning (~2^28 cycles) against our own threads.

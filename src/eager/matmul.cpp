@@ -41,11 +41,15 @@ MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
 // unknown) so that a call sets it only when it changes.
 std::atomic<int> g_blas_threads{-1};
 
+}  // namespace
+
 void blas_threads_for(int64_t flops) {
   const int want = flops < (int64_t{1} << 27) ? 1 : run_threads();
   if (g_blas_threads.exchange(want, std::memory_order_relaxed) != want)
     openblas_set_num_threads(want);
 }
+
+namespace {
 
 template <typename T>
 void gemm(MatLayout la, MatLayout lb, int64_t n, int64_t m, int64_t k, const T* a, const T* b,
