@@ -80,13 +80,20 @@ void col2im_chunk(const T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t n
       for (int64_t kh = 0; kh < g.KH; ++kh)
         for (int64_t kw = 0; kw < g.KW; ++kw) {
           const T* src = cols + ((((c * g.KH + kh) * g.KW + kw) * nb) + n) * g.L();
+          // The output columns whose input column iw = ow * sw + off_w is inside the image, as
+          // in im2col_row: a contiguous (vectorized) add at unit stride.
+          const int64_t off_w = kw * g.dw - g.pw;
+          const int64_t lo = off_w >= 0 ? 0 : std::min(g.OW, (-off_w + g.sw - 1) / g.sw);
+          const int64_t hi = g.W - off_w <= 0 ? 0 : std::min(g.OW, (g.W - off_w + g.sw - 1) / g.sw);
           for (int64_t oh = 0; oh < g.OH; ++oh) {
             const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
             if (ih < 0 || ih >= g.H) continue;
-            for (int64_t ow = 0; ow < g.OW; ++ow) {
-              const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-              if (iw >= 0 && iw < g.W) plane[ih * g.W + iw] += src[oh * g.OW + ow];
-            }
+            T* row = plane + ih * g.W + off_w;
+            const T* from = src + oh * g.OW;
+            if (g.sw == 1)
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow] += from[ow];
+            else
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow * g.sw] += from[ow];
           }
         }
     }
