@@ -1,8 +1,8 @@
 // Eager-device benchmarks. Compare ratios within one run (the machine is shared and noisy):
 //   elementwise add on 2^24 floats (GB/s) beside a triad on the same buffers;
 //   matmul 512^3 / 1024^3 (GFLOP/s) beside a direct cblas_sgemm call on the same threads;
-//   dispatch cost of one op on tiny tensors. Workloads that run on every device (chain8,
-//   softmax, layer_norm, conv2d) are in bench_lazy.
+//   uniform random floats (GB/s written); dispatch cost of one op on tiny tensors. Workloads that
+//   run on every device (chain8, softmax, layer_norm, conv2d) are in bench_lazy.
 // Run: ./build/bench/bench_eager --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -49,6 +49,16 @@ void BM_add_inplace(benchmark::State& st) {
   ltb::set_gbps(st, 3.0 * 4 * kN);
 }
 BENCHMARK(BM_add_inplace)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Uniform floats, the generator behind dropout's masks (Philox-4x32-10), GB/s of output.
+void BM_rand(benchmark::State& st) {
+  for (auto _ : st) {
+    lt::Tensor r = lt::rand({kN});
+    benchmark::DoNotOptimize(r.data_ptr<float>());
+  }
+  ltb::set_gbps(st, 4.0 * kN);
+}
+BENCHMARK(BM_rand)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_matmul_transposed(benchmark::State& st) {
   const int64_t n = st.range(0);

@@ -26,6 +26,12 @@ inline std::array<uint32_t, 4> philox4x32(uint64_t seed, uint64_t counter) {
   return {c0, c1, c2, c3};
 }
 
+// Philox blocks first .. first + count - 1 of `seed`, their words in order: out[4 k + w] is
+// word w of block first + k. Sixteen blocks at a time in lanes (the rounds' 32x32->64-bit
+// products vectorize), the same values as philox4x32 block by block. Cloned for AVX-512 and AVX2
+// and picked by the CPU at load time (the eager kernels are built for baseline x86-64).
+void philox_blocks(uint64_t seed, uint64_t first, int64_t count, uint32_t* out);
+
 inline float uniform_float(uint32_t x) { return static_cast<float>(x >> 8) * (1.0f / 16777216.0f); }
 inline double uniform_double(uint32_t hi, uint32_t lo) {
   uint64_t v = ((static_cast<uint64_t>(hi) << 32) | lo) >> 11;

@@ -1,5 +1,6 @@
 // Counter-based random numbers: Philox-4x32-10 keyed by the seed, counter = offset + element
 // block. Element i depends only on (seed, offset, i), so any device can reproduce it.
+#include <algorithm>
 #include <cmath>
 
 #include "core/parallel.h"
@@ -26,10 +27,14 @@ void random_kernel(OpKind op, uint64_t seed, uint64_t offset, int64_t low, int64
     // gives the same values as a whole block.
     parallel_for(n, 16384, [&](int64_t b, int64_t e) {
       if (op == OpKind::Uniform && !std::is_same_v<T, double>) {
+        // Whole blocks 256 at a time in lanes (philox_blocks), words converted in order.
+        constexpr int64_t kBlocks = 256;
+        uint32_t words[4 * kBlocks];
         for (int64_t i = b; i < e;) {
-          auto r = philox4x32(seed, offset + static_cast<uint64_t>(i / 4));
-          for (int64_t j = i % 4; j < 4 && i < e; ++j, ++i)
-            p[i] = static_cast<T>(uniform_float(r[j]));
+          const int64_t blk = i / 4, blocks = std::min<int64_t>(kBlocks, (e - 1) / 4 - blk + 1);
+          philox_blocks(seed, offset + static_cast<uint64_t>(blk), blocks, words);
+          const int64_t end = std::min(e, 4 * (blk + blocks));
+          for (; i < end; ++i) p[i] = static_cast<T>(uniform_float(words[i - 4 * blk]));
         }
         return;
       }
