@@ -40,11 +40,12 @@ MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
 // OpenBLAS's thread count is one setting for the process; `g_blas_threads` mirrors it (-1:
 // unknown) so that a call sets it only when it changes.
 std::atomic<int> g_blas_threads{-1};
+constexpr int64_t kBlasThreadedFlops = int64_t{1} << 27;
 
 }  // namespace
 
 void blas_threads_for(int64_t flops) {
-  const int want = flops < (int64_t{1} << 27) ? 1 : run_threads();
+  const int want = flops < kBlasThreadedFlops ? 1 : run_threads();
   if (g_blas_threads.exchange(want, std::memory_order_relaxed) != want)
     openblas_set_num_threads(want);
 }
@@ -121,20 +122,31 @@ void matmul_typed(Tensor a, Tensor b, const Tensor& out) {
   }
   const T* abase = static_cast<const T*>(ae.raw_data_ptr());
   const T* bbase = static_cast<const T*>(be.raw_data_ptr());
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    int64_t oa = 0, ob = 0, rem = bi;
-    for (int64_t d = bnd - 1; d >= 0; --d) {
-      int64_t idx = rem % batch[d];
-      rem /= batch[d];
-      oa += idx * ae.stride(d);
-      ob += idx * be.stride(d);
+  auto run = [&](int64_t b0, int64_t b1) {
+    for (int64_t bi = b0; bi < b1; ++bi) {
+      int64_t oa = 0, ob = 0, rem = bi;
+      for (int64_t d = bnd - 1; d >= 0; --d) {
+        int64_t idx = rem % batch[d];
+        rem /= batch[d];
+        oa += idx * ae.stride(d);
+        ob += idx * be.stride(d);
+      }
+      T* c = o + bi * rows * m;
+      if constexpr (std::is_floating_point_v<T>)
+        gemm<T>(la, lb, rows, m, k, abase + oa, bbase + ob, c);
+      else
+        naive_mm<T>(rows, m, k, abase + oa, ae.stride(-2), ae.stride(-1), bbase + ob, be.stride(-2),
+                    be.stride(-1), c);
     }
-    T* c = o + bi * rows * m;
-    if constexpr (std::is_floating_point_v<T>)
-      gemm<T>(la, lb, rows, m, k, abase + oa, bbase + ob, c);
-    else
-      naive_mm<T>(rows, m, k, abase + oa, ae.stride(-2), ae.stride(-1), bbase + ob, be.stride(-2),
-                  be.stride(-1), c);
+  };
+  // Batches of products too small for OpenBLAS's threads (attention's per-head products) run on
+  // our threads, a share of the batches each on one BLAS thread, instead of one after another
+  // while our OpenMP workers spun. Bigger products keep OpenBLAS's threads, batch by batch.
+  if (batches > 1 && 2 * rows * m * k < kBlasThreadedFlops) {
+    blas_threads_for(0);
+    parallel_for(batches, 1, run);
+  } else {
+    run(0, batches);
   }
 }
 
