@@ -1,7 +1,5 @@
 // conv2d as im2col + GEMM over chunks of images per group (1x1/stride-1 convs skip im2col);
 // pooling loops.
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -121,13 +119,7 @@ void regroup(T* y, int64_t o, int64_t gi, int64_t og, int64_t n0, int64_t nb, in
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta,
           T* c) {
-  auto A = ta ? CblasTrans : CblasNoTrans;
-  auto B = tb ? CblasTrans : CblasNoTrans;
-  int64_t lda = ta ? m : k, ldb = tb ? k : n;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, A, B, m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
-  else
-    cblas_dgemm(CblasRowMajor, A, B, m, n, k, 1.0, a, lda, b, ldb, beta, c, n);
+  blas_gemm<T>(ta, tb, m, n, k, a, ta ? m : k, b, tb ? k : n, beta, c, n);
 }
 
 // A 1x1 kernel with unit stride and no padding maps pixels one to one, unless the input extent
@@ -138,21 +130,18 @@ bool is_direct(const ConvGeom& g) {
 }
 
 // The images [0, N) split over the threads, f(first, end, thread) on each part: each thread
-// runs im2col and single-threaded GEMMs on its own images. One thread pool, ours: OpenBLAS's
-// own threads had run beside our spinning OpenMP workers (and with whatever thread count the
-// last matmul had left it: the small ResNet's step ran 1.1x faster on 2 threads than on 1).
-// With fewer images than threads, one part, on OpenBLAS's threads by the product's `flops`.
+// runs im2col and GEMMs on its own images (one GEMM per chunk of images, split into parts had
+// left im2col serial and the small ResNet's step 1.1x faster on 2 threads than on 1). With
+// fewer images than threads, one part, whose GEMMs blas_gemm splits.
 // `parts`: parts_of(N), taken once by the caller (a background compile changes run_threads).
 int64_t parts_of(int64_t N) { return omp_in_parallel() ? 1 : std::min<int64_t>(run_threads(), N); }
 
 template <typename F>
-void over_images(int64_t N, int64_t nt, int64_t flops, const F& f) {
+void over_images(int64_t N, int64_t nt, const F& f) {
   if (nt <= 1) {
-    blas_threads_for(flops);
     f(int64_t{0}, N, int64_t{0});
     return;
   }
-  blas_threads_for(0);
   parallel_for(nt, 1, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) f(N * t / nt, N * (t + 1) / nt, t);
   });
@@ -177,7 +166,7 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* po = static_cast<T*>(out.raw_data_ptr());
-  over_images(N, parts, 2 * O * L * g.K(), [&](int64_t i0, int64_t i1, int64_t) {
+  over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t) {
     if (is_direct(g)) {
       for (int64_t n = i0; n < i1; ++n)
         for (int64_t gi = 0; gi < groups; ++gi)
@@ -224,7 +213,7 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
   T* pg = static_cast<T*>(go.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* px = static_cast<T*>(out.raw_data_ptr());
-  over_images(N, parts, 2 * O * L * g.K(), [&](int64_t i0, int64_t i1, int64_t) {
+  over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t) {
     if (is_direct(g)) {
       for (int64_t n = i0; n < i1; ++n)
         for (int64_t gi = 0; gi < groups; ++gi)
@@ -263,7 +252,7 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
   T* pw = static_cast<T*>(out.raw_data_ptr());
   const int64_t size = out.numel();
   std::vector<T> partial(static_cast<size_t>(size * std::max<int64_t>(parts - 1, 0)));
-  over_images(N, parts, 2 * O * L * g.K(), [&](int64_t i0, int64_t i1, int64_t t) {
+  over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t t) {
     T* dw = t == 0 ? pw : partial.data() + (t - 1) * size;
     std::fill(dw, dw + size, T(0));
     if (is_direct(g)) {

@@ -52,14 +52,17 @@ void iota_kernel(const Tensor& out);
 void random_kernel(OpKind op, uint64_t seed, uint64_t offset, int64_t low, int64_t high,
                    const Tensor& out);
 
-// BLAS and kernel threads follow lt::set_num_threads.
+// OpenBLAS runs single-threaded (set at load and by lt::set_num_threads, whatever `n`): the
+// library's threads are ours (blas_gemm).
 void set_blas_threads(int n);
-// OpenBLAS's thread count for a product of `flops` (matmul's rule, below; 0: one thread), set
-// only when it changes.
-void blas_threads_for(int64_t flops);
-// C[m, n] = A[m, k] B[k, n], row-major and contiguous, through OpenBLAS with matmul's thread rule:
-// a product under 2^27 flops runs on one thread. Waking OpenBLAS's pool for it costs more than
-// it saves, and the woken pool keeps spinning (~2^28 cycles) against our own threads.
+// C[m, n] = op(A) op(B) + beta C through OpenBLAS (row-major; ta/tb: A or B transposed, with
+// leading dims lda, ldb, ldc), on our threads: a product of 2^27 flops or more is split into one
+// part per thread of lt::run_threads() (rows of C, or columns when it has few rows), each a
+// single-threaded OpenBLAS call; inside a parallel region, or smaller, it runs whole here.
+template <typename T>
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+               const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
+// C[m, n] = A[m, k] B[k, n], row-major and contiguous: blas_gemm.
 void blas_sgemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c);
 
 }  // namespace lt

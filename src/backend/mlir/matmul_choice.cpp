@@ -47,17 +47,16 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) * 0.125f - 0.375f;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.25f - 0.5f;
   auto gen = [&] { kernel.run(a.data(), b.data(), c.data()); };
-  // With the thread rule of the library step it stands for: calling cblas_sgemm on OpenBLAS's
-  // process-wide count woke its pool for small products, which then spun through the next
-  // timings, the OpenMP threshold's measurement and the first steps' trials (kernels at 2.4x
-  // their time, compiled loops left serial, the MLP step at 1.9k steps/s instead of 3k).
+  // As the library step it stands for runs it (blas_sgemm: single-threaded OpenBLAS, a big
+  // product split over our threads). Calling cblas_sgemm on OpenBLAS's own pool had woken it,
+  // and it spun through the next timings, the OpenMP threshold's measurement and the first
+  // steps' trials (kernels at 2.4x their time, the MLP step at 1.9k steps/s instead of 3k).
   auto blas = [&] { blas_sgemm(m, n, k, a.data(), b.data(), c.data()); };
   // Each side warmed (page faults, thread pools) and then timed in a block of its own, keeping
   // its best time; few repetitions for big products (the measurement is paid once per shape and
-  // process). The kernel's block comes first: after a call OpenBLAS's pthreads keep spinning
-  // much longer than libomp's workers (1 ms), so a kernel timed between OpenBLAS calls shared
-  // the cores with them (AVX2 path, 256x64x784: 0.27 ms against 0.12 in one run in three,
-  // which gave the MLP step's products to OpenBLAS: 1.98k steps/s against 3.06k).
+  // process). The kernel's block comes first (when OpenBLAS ran on its own pthreads, they kept
+  // spinning after a call much longer than libomp's workers, 1 ms, and a kernel timed between
+  // OpenBLAS calls shared the cores with them: AVX2 path, 256x64x784, 0.27 ms against 0.12).
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const int reps = flops > 4e9 ? 1 : flops > 2e8 ? 3 : 7;
