@@ -184,6 +184,7 @@ const bool registered = [] {
   benchmark::AddCustomContext("isa", isa_features());
   benchmark::AddCustomContext("jit_target", lt::backend::host_target().summary());
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+  // 1: lazytensor runs OpenBLAS single-threaded and splits products over its own threads.
   benchmark::AddCustomContext("openblas_threads", std::to_string(openblas_get_num_threads()));
   benchmark::AddCustomContext("openblas_config", openblas_get_config());
   benchmark::AddCustomContext("omp_max_threads", std::to_string(omp_get_max_threads()));
