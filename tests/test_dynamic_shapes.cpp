@@ -252,6 +252,22 @@ TEST_F(DynamicShapes, LibraryStepsTakeTheirSizesAtRunTime) {
   EXPECT_GE(counter("DynamicCacheHit"), 1) << lt::metrics::report();
 }
 
+// A cluster of shape-generic code whose own sizes never change is the static graph's function:
+// it takes no sizes argument, and the compiled cluster is shared with the static graph. Here
+// the only cluster is a fixed [5, 7] input's chain, beside a matmul (a library step) whose
+// rows change.
+TEST_F(DynamicShapes, AStaticClusterOfGenericCodeIsTheStaticGraphs) {
+  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+    return {lt::matmul(v[0], v[1]), (v[2] * 3.0f + 1.0f).sigmoid()};
+  };
+  lt::manual_seed(9);
+  const lt::Tensor w = lt::randn({16, 4}), fixed = lt::randn({5, 7});
+  for (int64_t rows : {6, 9, 13})
+    check(f, {lt::randn({rows, 16}), w, fixed}, 1e-5, 1e-6, "rows " + std::to_string(rows));
+  EXPECT_EQ(counter("DynamicCompile"), 1) << lt::metrics::report();
+  EXPECT_GE(counter("MlirClustersReused"), 1) << lt::metrics::report();
+}
+
 TEST_F(DynamicShapes, OffCompilesEveryShape) {
   setenv("LT_DYNAMIC_SHAPES", "off", 1);
   const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {

@@ -91,6 +91,25 @@ class Lowering {
     }
   }
 
+  // A shape-generic graph's cluster whose sizes are all static reads no symbol: its loads go,
+  // and the caller drops the symbols argument, so that the function is the static graph's
+  // (compiled clusters are shared by their text). A caller passing the argument anyway is
+  // harmless: the packed entry point reads only its own parameters.
+  bool drop_unread_symbols() {
+    for (Value s : syms_)
+      if (!s.use_empty()) return false;
+    for (Value s : syms_) {
+      Operation* cast = s.getDefiningOp();
+      Operation* load = cast->getOperand(0).getDefiningOp();
+      Operation* index = load->getOperand(1).getDefiningOp();
+      cast->erase();
+      load->erase();
+      if (index && index->use_empty()) index->erase();
+    }
+    syms_.clear();
+    return true;
+  }
+
   Type elem(Dtype t) { return element_type(b_, t); }
   RankedTensorType tensor(IntList sizes, Dtype t) {
     return RankedTensorType::get(llvm::ArrayRef<int64_t>(sizes.data(), sizes.size()), elem(t));
@@ -691,6 +710,9 @@ bool build_cluster(MLIRContext* ctx, ModuleOp module, const Cluster& c, const st
     bufferization::MaterializeInDestinationOp::create(
         b, loc, Type(), val.at(c.outputs[i]), entry->getArgument(c.inputs.size() + i), true, true);
   func::ReturnOp::create(b, loc);
+  if (dyn && low.drop_unread_symbols() &&
+      mlir::failed(fn.eraseArgument(static_cast<unsigned>(args.size() - 1))))
+    return false;
   return true;
 }
 
