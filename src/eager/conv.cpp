@@ -154,6 +154,13 @@ int64_t part_chunk(const ConvGeom& g, int64_t n, int64_t parts) {
       kColsBudget / std::max<int64_t>(parts, 1) / std::max<int64_t>(g.K() * g.L(), 1), 1, n);
 }
 
+// f(n0, m, gi) for each chunk of at most nb images n0 .. n0 + m - 1 of [i0, i1), and each group.
+template <typename F>
+void each_chunk(int64_t i0, int64_t i1, int64_t nb, int64_t groups, const F& f) {
+  for (int64_t n0 = i0; n0 < i1; n0 += nb)
+    for (int64_t gi = 0; gi < groups; ++gi) f(n0, std::min(nb, i1 - n0), gi);
+}
+
 template <typename T>
 void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const ConvAttrs& p,
                 const Tensor& out) {
@@ -177,15 +184,11 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
     const int64_t nb = part_chunk(g, i1 - i0, parts);
     std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)),
         prod(static_cast<size_t>(Og * nb * L));
-    for (int64_t n0 = i0; n0 < i1; n0 += nb) {
-      const int64_t m = std::min(nb, i1 - n0);
-      for (int64_t gi = 0; gi < groups; ++gi) {
-        im2col_chunk(px, C, gi, n0, m, g, cols.data());
-        gemm<T>(false, false, Og, m * L, g.K(), pw + gi * Og * g.K(), cols.data(), T(0),
-                prod.data());
-        regroup(po, O, gi, Og, n0, m, L, prod.data(), false);
-      }
-    }
+    each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
+      im2col_chunk(px, C, gi, n0, m, g, cols.data());
+      gemm<T>(false, false, Og, m * L, g.K(), pw + gi * Og * g.K(), cols.data(), T(0), prod.data());
+      regroup(po, O, gi, Og, n0, m, L, prod.data(), false);
+    });
   });
   if (bias.defined()) {
     Tensor b = dense(bias);
@@ -225,14 +228,11 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
     std::fill(px + i0 * image, px + i1 * image, T(0));
     const int64_t nb = part_chunk(g, i1 - i0, parts);
     std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
-    for (int64_t n0 = i0; n0 < i1; n0 += nb) {
-      const int64_t m = std::min(nb, i1 - n0);
-      for (int64_t gi = 0; gi < groups; ++gi) {
-        regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
-        gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.data(), T(0), cols.data());
-        col2im_chunk(cols.data(), C, gi, n0, m, g, px);
-      }
-    }
+    each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
+      regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
+      gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.data(), T(0), cols.data());
+      col2im_chunk(cols.data(), C, gi, n0, m, g, px);
+    });
   });
 }
 
@@ -264,14 +264,11 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
     }
     const int64_t nb = part_chunk(g, i1 - i0, parts);
     std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
-    for (int64_t n0 = i0; n0 < i1; n0 += nb) {
-      const int64_t m = std::min(nb, i1 - n0);
-      for (int64_t gi = 0; gi < groups; ++gi) {
-        regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
-        im2col_chunk(px, C, gi, n0, m, g, cols.data());
-        gemm<T>(false, true, Og, g.K(), m * L, gm.data(), cols.data(), T(1), dw + gi * Og * g.K());
-      }
-    }
+    each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
+      regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
+      im2col_chunk(px, C, gi, n0, m, g, cols.data());
+      gemm<T>(false, true, Og, g.K(), m * L, gm.data(), cols.data(), T(1), dw + gi * Og * g.K());
+    });
   });
   for (int64_t t = 1; t < parts; ++t) {
     const T* d = partial.data() + (t - 1) * size;
