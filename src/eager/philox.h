@@ -27,10 +27,13 @@ inline std::array<uint32_t, 4> philox4x32(uint64_t seed, uint64_t counter) {
 }
 
 // Philox blocks first .. first + count - 1 of `seed`, their words in order: out[4 k + w] is
-// word w of block first + k. Sixteen blocks at a time in lanes (the rounds' 32x32->64-bit
-// products vectorize), the same values as philox4x32 block by block. Cloned for AVX-512 and AVX2
-// and picked by the CPU at load time (the eager kernels are built for baseline x86-64).
+// word w of block first + k, the same values as philox4x32 block by block. Computed 16 (AVX-512)
+// or 8 (AVX2) blocks at a time in vector lanes, on the best path the CPU has (the eager kernels
+// are built for baseline x86-64).
 void philox_blocks(uint64_t seed, uint64_t first, int64_t count, uint32_t* out);
+// The same on one path; false (nothing written) where the CPU lacks it. For tests.
+enum class PhiloxPath { kAvx512, kAvx2, kScalar };
+bool philox_blocks_on(PhiloxPath path, uint64_t seed, uint64_t first, int64_t count, uint32_t* out);
 
 inline float uniform_float(uint32_t x) { return static_cast<float>(x >> 8) * (1.0f / 16777216.0f); }
 inline double uniform_double(uint32_t hi, uint32_t lo) {
