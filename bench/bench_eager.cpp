@@ -1,6 +1,6 @@
 // Eager-device benchmarks. Compare ratios within one run (the machine is shared and noisy):
 //   elementwise add on 2^24 floats (GB/s) beside a triad on the same buffers;
-//   matmul 512^3 / 1024^3 (GFLOP/s) beside a direct cblas_sgemm call on the same threads;
+//   matmul 512^3 / 1024^3 (GFLOP/s) beside a direct cblas_sgemm call on as many threads;
 //   uniform random floats (GB/s written); dispatch cost of one op on tiny tensors. Workloads that
 //   run on every device (chain8, softmax, layer_norm, conv2d) are in bench_lazy.
 // Run: ./build/bench/bench_eager --benchmark_min_time=0.5
@@ -73,10 +73,9 @@ void BM_matmul_transposed(benchmark::State& st) {
 }
 BENCHMARK(BM_matmul_transposed)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// matmul_<n>/cblas: one direct cblas_sgemm on the same threads, the reference for
-// matmul_<n>/lt_* in bench_lazy.
-// The reference: OpenBLAS on its own threads, as many as ours (lazytensor keeps it at one and
-// splits products over its own threads: blas_gemm).
+// matmul_<n>/cblas: one direct cblas_sgemm on OpenBLAS's own threads, as many as ours, the
+// reference for matmul_<n>/lt_* in bench_lazy (lazytensor keeps OpenBLAS at one thread and splits
+// products over its own threads: blas_gemm).
 void cblas_matmul(benchmark::State& st, int64_t n) {
   lt::Tensor a = lt::randn({n, n}), b = lt::randn({n, n}), c = lt::zeros({n, n});
   openblas_set_num_threads(lt::get_num_threads());

@@ -131,12 +131,12 @@ int& threads_slot() {
 int num_threads() { return threads_slot(); }
 
 namespace {
-std::atomic<int> g_lent{0};
+std::atomic<bool> g_lent{false};  // one background compile worker: lent or not
 }
 int run_threads() {
-  return std::max(1, threads_slot() - std::min(1, g_lent.load(std::memory_order_relaxed)));
+  return std::max(1, threads_slot() - (g_lent.load(std::memory_order_relaxed) ? 1 : 0));
 }
-void lend_core(bool on) { g_lent.fetch_add(on ? 1 : -1, std::memory_order_relaxed); }
+void lend_core(bool on) { g_lent.store(on, std::memory_order_relaxed); }
 void set_core_num_threads(int n) { threads_slot() = n > 0 ? n : 1; }
 
 }  // namespace lt

@@ -52,13 +52,11 @@ void iota_kernel(const Tensor& out);
 void random_kernel(OpKind op, uint64_t seed, uint64_t offset, int64_t low, int64_t high,
                    const Tensor& out);
 
-// OpenBLAS runs single-threaded (set at load and by lt::set_num_threads, whatever `n`): the
-// library's threads are ours (blas_gemm).
-void set_blas_threads(int n);
-// C[m, n] = op(A) op(B) + beta C through OpenBLAS (row-major; ta/tb: A or B transposed, with
-// leading dims lda, ldb, ldc), on our threads: a product of 2^27 flops or more is split into one
-// part per thread of lt::run_threads() (rows of C, or columns when it has few rows), each a
-// single-threaded OpenBLAS call; inside a parallel region, or smaller, it runs whole here.
+// C[m, n] = op(A) op(B) + beta C through OpenBLAS, which runs single-threaded (row-major; ta/tb: A
+// or B transposed, with leading dims lda, ldb, ldc), on our threads: a product of 2^27 flops or
+// more is split into one part per thread of lt::run_threads() (rows of C, or columns when it has
+// few rows), each a single-threaded OpenBLAS call; inside a parallel region, or smaller, it runs
+// whole here.
 template <typename T>
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                const T* b, int64_t ldb, T beta, T* c, int64_t ldc);

@@ -45,9 +45,13 @@ MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
 // 512^3 1.00 against 0.98-1.52 ms). Under 2^27 flops a product runs whole on the calling thread.
 constexpr int64_t kThreadedFlops = int64_t{1} << 27;
 
-}  // namespace
+// OpenBLAS's own threads are never used: its count is set to one once, at load.
+const bool g_blas_single_threaded = [] {
+  openblas_set_num_threads(1);
+  return true;
+}();
 
-void set_blas_threads(int) { openblas_set_num_threads(1); }
+}  // namespace
 
 template <typename T>
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,

@@ -34,6 +34,10 @@ void write_blocks(const uint32_t (&w)[4][kLanes], int lanes, uint32_t* out) {
     for (int k = 0; k < 4; ++k) out[4 * j + k] = w[k][j];
 }
 
+// GCC 12's AVX-512 intrinsics start from a deliberately undefined vector (`__Y = __Y`), which
+// -Wmaybe-uninitialized reports once they are inlined here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 __attribute__((target("avx512f"))) void blocks_avx512(uint64_t seed, uint64_t first, int64_t count,
                                                       uint32_t* out) {
   const __m512i m0 = _mm512_set1_epi64(kM0), m1 = _mm512_set1_epi64(kM1);
@@ -68,6 +72,8 @@ __attribute__((target("avx512f"))) void blocks_avx512(uint64_t seed, uint64_t fi
     write_blocks<16>(w, static_cast<int>(count - base < 16 ? count - base : 16), out + 4 * base);
   }
 }
+
+#pragma GCC diagnostic pop
 
 __attribute__((target("avx2"))) void blocks_avx2(uint64_t seed, uint64_t first, int64_t count,
                                                  uint32_t* out) {

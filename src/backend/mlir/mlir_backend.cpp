@@ -250,7 +250,8 @@ class MlirBackend : public Backend {
     }
     // Clusters compiled before for another graph (compiled_clusters) are taken from there and
     // left out of this compile; not under the disk cache, whose entry is the graph's whole code.
-    static const bool reuse_clusters = config::flag("LT_MLIR_REUSE_CLUSTERS");
+    static const bool reuse_flag = config::flag("LT_MLIR_REUSE_CLUSTERS");
+    const bool reuse = reuse_flag && cache_dir.empty();
     std::unordered_map<std::string, void (*)(void**)> reused;  // entry name -> code
     std::vector<std::shared_ptr<void>> owners;                 // of the reused code
     std::vector<std::pair<std::string, std::string>> fresh;    // compiled now: entry name, key
@@ -263,7 +264,7 @@ class MlirBackend : public Backend {
       for (func::FuncOp f : module->getOps<func::FuncOp>()) fns.push_back(f);
       for (size_t k = 0; k < fns.size(); ++k) {  // function k is cluster k
         const std::string entry = cluster_entry(static_cast<int>(k));
-        if (cache_dir.empty() && reuse_clusters) {
+        if (reuse) {
           const std::string key = cluster_key(fns[k]);
           auto it = known.find(key);
           if (std::shared_ptr<void> owner = it == known.end() ? nullptr : it->second.owner.lock()) {
