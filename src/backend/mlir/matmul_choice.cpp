@@ -121,8 +121,8 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
     }
     if (dynamic_rows) rows = chunk_rows(m);
     if (b.sizes[0] != k) continue;
-    // A shape whose tiles fit only transposed (a product with fewer columns than a register
-    // tile, or a column tail that is not whole vectors) runs as C^T = B^T A^T.
+    // A shape whose tiles fit only transposed (rows not divisible by the register tile, fewer
+    // columns than it, or a column tail that is not whole vectors) runs as C^T = B^T A^T.
     // Where both fit, the one that copies less: the kernel takes row-major operands, so a B
     // that is the transposed view of a matrix (a Linear's forward, x W^T) is copied whole (k*m)
     // for C = A B, while C^T = B^T A^T reads that matrix as it lies and copies A (rows*k). The

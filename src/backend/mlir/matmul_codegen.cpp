@@ -90,8 +90,8 @@ const char* kPartText = R"(
     transform.structured.vectorize %t2_@P@ {create_named_contraction} : !transform.any_op
 )";
 const char* kSplitText = R"(
-    %s_@P@ = transform.structured.split %part_@P@ after @AT@ {dimension = @D@} : !transform.any_op
-    %part_@P@0, %part_@P@1 = transform.split_handle %s_@P@
+    %split = transform.structured.split %part_ after @AT@ {dimension = 1} : !transform.any_op
+    %part_0, %part_1 = transform.split_handle %split
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )";
 
@@ -105,17 +105,21 @@ const char* kSplitText = R"(
 // that is a multiple of the register tile; the k step (the register tile's k is 1) any divisor.
 constexpr int64_t kTileM = 32, kTileN = 128, kTileK = 128;
 
-// A dimension of C: its largest multiple of the register tile (`main`, cut into blocks of
+// C's columns: their largest multiple of the register tile (`main`, cut into blocks of
 // `block`) and the rest (`tail`), which is split off and computed as one block whose register
 // tile is as wide as the tail. (A Linear's weight gradient with 784 inputs is 256x784: 768
 // columns in 8x32 register tiles and 16 in 8x16 ones. Without tails it ran transposed, C^T =
 // B^T A^T, and each step copied C^T's 200k elements into the layout of the optimizer's loop.)
-struct DimTiles {
+// Rows take no tail: rows are the batch, and a batch of a new odd size then compiled and timed
+// kernels of its own for a product OpenBLAS serves as well (compile_mlp_step, whose batch
+// changes each time: 67-71 -> 91-102 ms with row tails).
+struct ColumnTiles {
   int64_t main = 0, block = 0, tail = 0;
 };
 
 struct Tiles {
-  DimTiles m, n;
+  int64_t m = 0;  // the block of rows
+  ColumnTiles n;
   int64_t k = 0;
   RegisterTile reg;
 };
@@ -126,8 +130,8 @@ int64_t divisor_tile(int64_t size, int64_t cap, int64_t step) {
   return 0;
 }
 
-DimTiles dim_tiles(int64_t size, int64_t cap, int64_t reg) {
-  DimTiles d;
+ColumnTiles column_tiles(int64_t size, int64_t cap, int64_t reg) {
+  ColumnTiles d;
   d.tail = size % reg;
   d.main = size - d.tail;
   d.block = d.main > 0 ? divisor_tile(d.main, std::max(cap, reg), reg) : 0;
@@ -136,32 +140,33 @@ DimTiles dim_tiles(int64_t size, int64_t cap, int64_t reg) {
 
 Tiles tiles_for(int64_t m, int64_t n, int64_t k) {
   const RegisterTile reg = matmul_register_tile(host_target());
-  if (m <= 0 || n <= 0 || k <= 0) return {{}, {}, 0, reg};
-  return {dim_tiles(m, kTileM, reg.rows), dim_tiles(n, kTileN, reg.cols),
+  if (m <= 0 || n <= 0 || k <= 0) return {0, {}, 0, reg};
+  return {divisor_tile(m, std::max(kTileM, reg.rows), reg.rows), column_tiles(n, kTileN, reg.cols),
           divisor_tile(k, kTileK, 1), reg};
 }
 
-// The transform script: the matmul split into up to four parts (main and tail rows times main
-// and tail columns; transform.structured.split), each scheduled with its own tiles.
+// The transform script: the matmul, split into its main and tail columns when it has a tail
+// (transform.structured.split), each part scheduled with its own tiles.
 std::string schedule_text(const Tiles& t) {
   auto str = [](int64_t v) { return std::to_string(v); };
   std::string body =
       "    %part_ = transform.structured.match ops{[\"linalg.matmul\"]} in %root\n"
       "        : (!transform.any_op) -> !transform.any_op\n";
-  using Parts = std::vector<std::pair<std::string, bool>>;  // handle suffix, is the tail
-  auto split = [&](const std::string& p, const DimTiles& d, int dim) {
-    if (d.tail == 0) return Parts{{p, false}};
-    body += substitute(kSplitText, {{"@P@", p}, {"@AT@", str(d.main)}, {"@D@", str(dim)}});
-    return Parts{{p + "0", false}, {p + "1", true}};
+  auto part = [&](const std::string& p, bool tail) {
+    body += substitute(kPartText, {{"@P@", p},
+                                   {"@TM@", str(t.m)},
+                                   {"@TN@", str(tail ? t.n.tail : t.n.block)},
+                                   {"@TK@", str(t.k)},
+                                   {"@RM@", str(t.reg.rows)},
+                                   {"@RN@", str(tail ? t.n.tail : t.reg.cols)}});
   };
-  for (const auto& [pm, m_tail] : split("", t.m, 0))
-    for (const auto& [p, n_tail] : split(pm, t.n, 1))
-      body += substitute(kPartText, {{"@P@", p},
-                                     {"@TM@", str(m_tail ? t.m.tail : t.m.block)},
-                                     {"@TN@", str(n_tail ? t.n.tail : t.n.block)},
-                                     {"@TK@", str(t.k)},
-                                     {"@RM@", str(m_tail ? t.m.tail : t.reg.rows)},
-                                     {"@RN@", str(n_tail ? t.n.tail : t.reg.cols)}});
+  if (t.n.tail == 0) {
+    part("", false);
+  } else {
+    body += substitute(kSplitText, {{"@AT@", str(t.n.main)}});
+    part("0", false);
+    part("1", true);
+  }
   return "module attributes {transform.with_named_sequence} {\n"
          "  transform.named_sequence @__transform_main(%root: !transform.any_op "
          "{transform.readonly}) {\n" +
@@ -226,7 +231,7 @@ bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
   // 64x256x10: 8 us vs BLAS 4 us); from k = 32 on the kernel won (784x256x64: 1.7x).
   // A column tail must be whole vectors: a narrower one did not fill its registers.
   const Tiles t = tiles_for(m, n, k);
-  return t.m.main > 0 && t.n.main > 0 && t.k > 0 && k >= 32 &&
+  return t.m > 0 && t.n.main > 0 && t.k > 0 && k >= 32 &&
          t.n.tail % host_target().float_lanes() == 0;
 }
 
@@ -235,8 +240,8 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   if (!codegen_matmul_fits(m, n, k)) {
     const RegisterTile reg = matmul_register_tile(host_target());
     out.error = "shape " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                ": the schedule needs m >= " + std::to_string(reg.rows) +
-                ", n >= " + std::to_string(reg.cols) + " with a tail of whole " +
+                ": the schedule needs m % " + std::to_string(reg.rows) +
+                " == 0, n >= " + std::to_string(reg.cols) + " with a tail of whole " +
                 std::to_string(host_target().float_lanes()) + "-float vectors, and k >= 32";
     return out;
   }

@@ -49,9 +49,9 @@ constexpr double kCloseCall = 2.5;
 // Tiles: blocks of C of up to 32x128 over OpenMP threads, k in steps of up to 128, then register
 // tiles of outer products (FMAs) over k, sized from the JIT's target (matmul_register_tile in
 // target.h: 8x32 with AVX-512, 4x16 with AVX2). Tiles must divide what they tile (partial tiles
-// did not vectorize): rows and columns past the register tile's multiples are split off as tails
-// with narrower register tiles (a column tail of whole vectors); k >= 32 (codegen_matmul_fits;
-// otherwise `error` says so).
+// did not vectorize): rows by the register tile; columns past its multiples are split off as a
+// tail with a narrower register tile (whole vectors); k >= 32 (codegen_matmul_fits; otherwise
+// `error` says so).
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k);
 CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
 
