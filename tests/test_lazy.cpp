@@ -443,6 +443,35 @@ TEST_F(Lazy, GraphsSharingAClusterCompileItOnce) {
   EXPECT_EQ(lt::metrics::counter("MlirClustersReused"), 0) << lt::metrics::report();
 }
 
+// A run of fusible ops splits into its independent parts, one cluster each, and parts that
+// are the same function (the same update of two weights of one shape) compile once. A weight's
+// update beside a reduction over the batch (a bias's gradient) is then its own function, which
+// a graph of another batch size finds compiled.
+TEST_F(Lazy, IndependentPartsAreClustersAndEqualOnesCompileOnce) {
+  if (lt::lazy_backend() != "mlir" || std::getenv("LT_CACHE_DIR"))
+    GTEST_SKIP() << "the mlir backend's, without the disk cache (which keeps whole graphs)";
+  lt::clear_compile_cache();
+  lt::metrics::reset();
+  lt::manual_seed(5);
+  lt::Tensor a = lt::randn({32, 16}), b = lt::randn({32, 16}), h = lt::randn({6, 16});
+  auto update = [](const lt::Tensor& w) { return (w * 0.9f - 0.1f).tanh(); };
+  auto step = [&](int64_t batch) {
+    lt::Tensor la = a.to(kLazy), lb = b.to(kLazy), lh = h.narrow(0, 0, batch).to(kLazy);
+    lt::mark_step();
+    lt::Tensor ua = update(la), ub = update(lb), bias = (lh * 2.0f).sum(0);
+    lt::mark_step();
+    EXPECT_TRUE(lt::allclose(ua.to("cpu"), update(a), 3e-5, 3e-6));
+    EXPECT_TRUE(lt::allclose(ub.to("cpu"), update(b), 3e-5, 3e-6));
+    EXPECT_TRUE(lt::allclose(bias.to("cpu"), (h.narrow(0, 0, batch) * 2.0f).sum(0), 1e-5, 1e-5));
+  };
+  step(6);
+  EXPECT_EQ(lt::metrics::counter("MlirClusters"), 3) << lt::metrics::report();
+  EXPECT_EQ(lt::metrics::counter("MlirClustersShared"), 1) << lt::metrics::report();
+  lt::metrics::reset();
+  step(4);  // another batch: the updates' function is the first graph's
+  EXPECT_GE(lt::metrics::counter("MlirClustersReused"), 2) << lt::metrics::report();
+}
+
 TEST_F(Lazy, SignedZerosAndTinyArgumentsOfCompiledMath) {
   // expm1, log1p, tanh, erf of -0, +0 and tiny values keep the sign and the value (f(x) ~ x):
   // MLIR lowered float64 expm1/log1p as exp(x) - 1 / log(1 + x), which gave 0 for -1e-30, and
@@ -487,16 +516,35 @@ TEST_F(Lazy, CompiledCodeWritesDonatedBufferInPlace) {
   for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(out[i], (wv[i] - gv[i] * 0.5f) * 0.9f);
 
   lt::metrics::reset();
-  u.add_(u.t());             // u is read transposed too: writing in place would corrupt reads
-  lt::Tensor w3 = w * 3.0f;  // w's old values have two readers in the step
-  w.add_(1.0f);
+  u.add_(u.t());  // u is read transposed too: writing in place would corrupt reads
   lt::mark_step();
   EXPECT_EQ(lt::metrics::counter("DonatedInPlace"), 0);
-  std::vector<float> got_u = vals(u), got_w = vals(w), got_w3 = vals(w3);
+  std::vector<float> got_u = vals(u);
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 8; ++j) EXPECT_FLOAT_EQ(got_u[i * 8 + j], uv[i * 8 + j] + uv[j * 8 + i]);
+
+  // w's old values have two readers in the step. Here they are independent parts of it,
+  // clusters of their own: w.add_'s runs last, and writes in place after w * 3 read them.
+  lt::metrics::reset();
+  lt::Tensor w3 = w * 3.0f;
+  w.add_(1.0f);
+  lt::mark_step();
+  EXPECT_EQ(lt::metrics::counter("DonatedInPlace"), 1) << lt::metrics::report();
+  std::vector<float> got_w = vals(w), got_w3 = vals(w3);
   for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(got_w3[i], out[i] * 3.0f);
   for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(got_w[i], out[i] + 1.0f);
+  out = got_w;
+  // Both readers in one cluster (a third op reads both results): no writing in place.
+  lt::metrics::reset();
+  lt::Tensor w5 = w * 3.0f;
+  w.add_(1.0f);
+  lt::Tensor both = w5 + w;
+  lt::mark_step();
+  EXPECT_EQ(lt::metrics::counter("DonatedInPlace"), 0) << lt::metrics::report();
+  got_w = vals(w);
+  std::vector<float> got_both = vals(both);
+  for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(got_w[i], out[i] + 1.0f);
+  for (int i = 0; i < 1000; ++i) EXPECT_FLOAT_EQ(got_both[i], out[i] * 3.0f + (out[i] + 1.0f));
 
   // The new value may be read again in the same step (an optimizer's moment, say): the reader
   // sees the new values.

@@ -256,6 +256,8 @@ class MlirBackend : public Backend {
     std::vector<std::shared_ptr<void>> owners;                 // of the reused code
     std::vector<std::pair<std::string, std::string>> fresh;    // compiled now: entry name, key
     std::vector<double> weights;  // of the functions left in the module, in order
+    std::unordered_map<std::string, std::string> first_entry;  // key -> entry compiled now
+    std::unordered_map<std::string, std::string> aliases;      // entry -> an equal one's
     {
       auto& known = compiled_clusters();
       for (auto it = known.begin(); it != known.end();)
@@ -273,6 +275,14 @@ class MlirBackend : public Backend {
             fns[k].erase();
             continue;
           }
+          // The same function twice in this graph (the Adam updates of two weights of one
+          // shape): compiled once, both entries call it.
+          auto [first, added] = first_entry.emplace(key, entry);
+          if (!added) {
+            aliases[entry] = first->second;
+            fns[k].erase();
+            continue;
+          }
           fresh.emplace_back(entry, key);
         } else {
           fresh.emplace_back(entry, "");
@@ -281,6 +291,7 @@ class MlirBackend : public Backend {
       }
     }
     M::add("MlirClustersReused", static_cast<int64_t>(reused.size()));
+    M::add("MlirClustersShared", static_cast<int64_t>(aliases.size()));
     // Split into modules compiled on parallel threads (jit.h): LLVM's code generation is most
     // of the compile time and runs on one thread per module. The weights (nodes) predict LLVM's
     // time poorly (a one-op select over 17x256 took as long as a 525-op cross-entropy over
@@ -346,6 +357,9 @@ class MlirBackend : public Backend {
         if (!reused.empty())
           std::fprintf(stderr, "lazytensor: %zu of %zu clusters reused from other graphs\n",
                        reused.size(), s.clusters.size());
+        if (!aliases.empty())
+          std::fprintf(stderr, "lazytensor: %zu of %zu clusters equal to another in the graph\n",
+                       aliases.size(), s.clusters.size());
       }
       // The executable keeps the engines of its reused clusters alive as well as its own.
       std::shared_ptr<void> owner = code.owner;
@@ -356,7 +370,8 @@ class MlirBackend : public Backend {
       exe = make_mlir_executable(
           g, std::move(s),
           [&](const std::string& name) -> void (*)(void**) {
-            auto it = code.symbols.find(name);
+            auto a = aliases.find(name);
+            auto it = code.symbols.find(a == aliases.end() ? name : a->second);
             if (it != code.symbols.end()) return it->second;
             auto r = reused.find(name);
             return r == reused.end() ? nullptr : r->second;

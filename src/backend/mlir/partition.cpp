@@ -179,16 +179,43 @@ Schedule partition(const ir::Graph& g) {
   }
   // Leaves' users were counted only for op operands, so nothing to release for them.
   std::vector<const ir::Node*> cur;
-  auto close = [&] {
-    if (cur.empty()) return;
-    bool computes =
-        std::any_of(cur.begin(), cur.end(), [](const ir::Node* n) { return !is_view_like(n->op); });
+  auto emit = [&](std::vector<const ir::Node*> nodes) {
+    bool computes = std::any_of(nodes.begin(), nodes.end(),
+                                [](const ir::Node* n) { return !is_view_like(n->op); });
     if (!computes) {  // views alone: cheaper as eager views than as a compiled copy
-      for (const ir::Node* n : cur) s.steps.push_back({Schedule::Kind::Library, n, -1});
+      for (const ir::Node* n : nodes) s.steps.push_back({Schedule::Kind::Library, n, -1});
     } else {
       s.steps.push_back({Schedule::Kind::Cluster, nullptr, static_cast<int>(s.clusters.size())});
-      s.clusters.push_back(Cluster{cur, {}, {}});
+      s.clusters.push_back(Cluster{std::move(nodes), {}, {}});
     }
+  };
+  // A run of fusible ops becomes one cluster per connected part (ops joined by a value one
+  // computes and the other reads). Parts that share no value share no loop either, and as
+  // functions of their own they are what other graphs have in common: a partial batch's Adam
+  // update of a weight (reading the weight's gradient) is the full batch's, while the bias's
+  // update beside it reduces over the batch; in one function, the whole had to be recompiled.
+  auto close = [&] {
+    if (cur.empty()) return;
+    std::unordered_map<const ir::Node*, size_t> index;
+    for (size_t i = 0; i < cur.size(); ++i) index[cur[i]] = i;
+    std::vector<size_t> parent(cur.size());
+    for (size_t i = 0; i < cur.size(); ++i) parent[i] = i;
+    std::function<size_t(size_t)> root = [&](size_t i) {
+      return parent[i] == i ? i : parent[i] = root(parent[i]);
+    };
+    for (size_t i = 0; i < cur.size(); ++i)
+      for (uint32_t k = 0; k < cur[i]->n_operands; ++k) {
+        auto it = index.find(cur[i]->operands[k].get());
+        if (it != index.end()) parent[root(i)] = root(it->second);
+      }
+    std::vector<std::vector<const ir::Node*>> parts;
+    std::unordered_map<size_t, size_t> part;
+    for (size_t i = 0; i < cur.size(); ++i) {
+      auto [it, added] = part.emplace(root(i), parts.size());
+      if (added) parts.emplace_back();
+      parts[it->second].push_back(cur[i]);
+    }
+    for (std::vector<const ir::Node*>& p : parts) emit(std::move(p));
     cur.clear();
   };
   // A view read only by library steps (directly or through more such views) stays a view: in
