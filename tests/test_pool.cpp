@@ -3,12 +3,17 @@
 // allocated) are reused by the allocating thread.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <future>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "core/pool.h"
+#include "core/storage.h"
 
 namespace {
 
@@ -46,3 +51,36 @@ TEST(Pool, BlocksFreedByASharingThreadAreReusedByTheAllocatingThread) {
 }
 
 }  // namespace
+
+// Large host blocks start on a 2 MiB boundary with MADV_HUGEPAGE (storage.cpp): where the kernel
+// offers transparent huge pages on request, a touched 16 MiB block is backed by them.
+TEST(Storage, LargeBlocksAskForHugePages) {
+  std::shared_ptr<lt::Storage> s = lt::allocate_storage(size_t{16} << 20);
+  const uintptr_t at = reinterpret_cast<uintptr_t>(s->data);
+  EXPECT_EQ(at % (size_t{2} << 20), 0u);
+  std::memset(s->data, 1, s->nbytes);
+  std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(mode, modes);
+  if (modes.find("[never]") != std::string::npos || modes.empty())
+    GTEST_SKIP() << "this kernel offers no transparent huge pages";
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan's allocator owns the mapping";
+#endif
+  // The block's mapping in smaps: its AnonHugePages line.
+  std::ifstream smaps("/proc/self/smaps");
+  int64_t huge_kb = -1;
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && line.find(' ') < 30) {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      huge_kb = std::stoll(line.substr(14));
+      break;
+    }
+  }
+  EXPECT_GE(huge_kb, 2048) << "no huge page in the block's mapping (THP: " << modes << ")";
+}

@@ -35,6 +35,7 @@ constexpr Var kVars[] = {
   {"LT_IR_FORMAT", Type::Choice, "text", 0, 0, "text|dot|mlir", "the format LT_SAVE_IR writes"},
   {"LT_FORCE_FALLBACK", Type::Text, "", 0, 0, "", "op1,op2 or all: run these ops on the eager kernels (lazy fallback)"},
   {"LT_MAX_PENDING_OPS", Type::Int, "200000", 1, kInf, "", "pending lazy ops before an automatic barrier"},
+  {"LT_HUGE_PAGES", Type::Flag, "1", 0, 0, "", "host blocks of 8 MiB or more ask for transparent huge pages (madvise; 0: never)"},
   {"LT_CACHE_SIZE", Type::Int, "1024", 1, kInf, "", "compiled graphs kept in memory (LRU)"},
   {"LT_CACHE_DIR", Type::Text, "", 0, 0, "", "keep compiled graphs and measured choices on disk in this directory"},
   {"LT_CACHE_LOCK_WAIT", Type::Real, "600", 0, kInf, "", "seconds to wait for another process compiling the same graph"},
