@@ -205,17 +205,20 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
     if (auto d = ir::DynamicShapes::generalize(prof.pos, seen)) {
       auto dyn = std::make_shared<ir::DynamicShapes>(std::move(*d));
       M::add("ShapeGeneralization");
-      if (background) {  // compiled at once: the sizes are known to change
+      if (background) {
+        // Compiled from its second run, like a new structure: a size seen once may be a
+        // one-off (the last partial batch of a one-epoch run, an evaluation's), and on 2 cores
+        // a compile in the background takes one of the program's threads for its whole length.
         backend::Backend* b = &backend::active_backend();
         auto dyn_code = std::make_shared<ir::DynamicShapes>(*dyn);  // bind() writes it there
         auto exe = std::make_shared<TieredExecutable>(
             [b, dyn_code](const ir::Graph& c) {
               return std::shared_ptr<backend::Executable>(b->compile_generic(c, dyn_code));
             },
-            true, &g, "generic");
+            true, nullptr, "generic");
         if (debug)
           debug_line(g, why + "; generic in " + dyn->describe(g) +
-                            "; runs on interp while it compiles in the background");
+                            "; runs on interp, compiled in the background from its second run");
         st.seen = std::move(seen);
         st.dyn = std::move(dyn);
         st.exe = exe;
