@@ -1,6 +1,7 @@
 // Elementwise kernels: unary, binary, where, fill and the converting strided copy.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -350,6 +351,11 @@ void copy_into(const Tensor& dst, const Tensor& src) {
                           spec, kElementwiseGrain, [&](char** p, const int64_t* st, int64_t n) {
                             if (st[0] == sizeof(O) && st[1] == sizeof(S)) {
                               std::memcpy(p[0], p[1], n * sizeof(O));
+                            } else if (st[0] == sizeof(O) && st[1] == 0) {
+                              // A broadcast value (zeros(...) is copy(expand(0))): a fill,
+                              // which the compiler vectorizes; the strided loop did not.
+                              std::fill_n(reinterpret_cast<O*>(p[0]), n,
+                                          convert<O, S>(*reinterpret_cast<const S*>(p[1])));
                             } else {
                               for (int64_t i = 0; i < n; ++i)
                                 *reinterpret_cast<O*>(p[0] + i * st[0]) =
