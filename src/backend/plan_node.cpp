@@ -21,11 +21,15 @@ std::vector<PlanNode> flatten(const ir::Graph& g, std::vector<int32_t>* roots) {
   return nodes;
 }
 
-std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes) {
+std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes,
+                                   const std::vector<std::pair<int32_t, int32_t>>& aliases) {
+  std::vector<int32_t> alias_of(nodes.size(), -1);
+  for (auto [v, source] : aliases) alias_of[static_cast<size_t>(v)] = source;
   std::vector<int32_t> owner(nodes.size());
   for (size_t v = 0; v < nodes.size(); ++v) {
     const PlanNode& n = nodes[v];
-    owner[v] = n.kind == ir::NodeKind::Op && is_view_op(n.op) && !n.args.empty()
+    owner[v] = alias_of[v] >= 0 ? owner[static_cast<size_t>(alias_of[v])]
+               : n.kind == ir::NodeKind::Op && is_view_op(n.op) && !n.args.empty()
                    ? owner[n.args[0]]
                    : static_cast<int32_t>(v);
   }

@@ -1,6 +1,7 @@
 // What both executables keep of a graph node (no IR references, so a cached executable does
 // not pin the graph), and how a leaf or a library op runs on the eager kernels.
 #pragma once
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -29,7 +30,9 @@ Tensor leaf_value(const PlanNode& n, const RunArgs& args);
 std::vector<Tensor> op_inputs(const PlanNode& n, const std::vector<Tensor>& values,
                               OpAttrs* attrs);
 
-// Per value, the value whose buffer it lives in: a view op's result shares its source's.
-std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes);
+// Per value, the value whose buffer it lives in: a view op's result shares its source's, and
+// so does each (value, source) of `aliases` (the MLIR schedule's forwarded copies).
+std::vector<int32_t> buffer_owners(const std::vector<PlanNode>& nodes,
+                                   const std::vector<std::pair<int32_t, int32_t>>& aliases = {});
 
 }  // namespace lt::backend

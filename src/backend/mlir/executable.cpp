@@ -74,6 +74,9 @@ class MlirExecutable : public Executable {
         s.in_place = c.donations;
         s.fn = lookup(cluster_entry(st.cluster));
         ok_ = ok_ && s.fn;
+      } else if (st.kind == Schedule::Kind::Alias) {
+        s.node = idx.at(st.node);
+        s.in.push_back(idx.at(st.source));
       } else {
         s.node = idx.at(st.node);
         auto k = kernels.find(st.node);
@@ -91,11 +94,15 @@ class MlirExecutable : public Executable {
     // peak memory is that of its live values, as on eager, not of every intermediate.
     // Donation: the last step reading a buffer (a value or any view of it; a root is read
     // after every step) may write an output into it, if the barrier donated it.
-    const std::vector<int32_t> buf_of = buffer_owners(nodes_);
+    std::vector<std::pair<int32_t, int32_t>> aliases;  // (value, the value whose buffer it is)
+    for (const Step& s : steps_)
+      if (s.kind == Schedule::Kind::Alias) aliases.emplace_back(s.node, s.in[0]);
+    const std::vector<int32_t> buf_of = buffer_owners(nodes_, aliases);
     std::vector<int32_t> last(nodes_.size(), -1), buf_last(nodes_.size(), -1);
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
-      for (int32_t i : s.kind == Schedule::Kind::Cluster ? s.in : nodes_[s.node].args)
+      const bool listed = s.kind == Schedule::Kind::Cluster || s.kind == Schedule::Kind::Alias;
+      for (int32_t i : listed ? s.in : nodes_[s.node].args)
         last[i] = buf_last[buf_of[i]] = static_cast<int32_t>(k);
     }
     for (int32_t r : roots_) last[r] = -1, buf_last[buf_of[r]] = INT32_MAX;
@@ -119,7 +126,7 @@ class MlirExecutable : public Executable {
     // the whole tensor per layer, 18% of its step.
     for (size_t k = 0; k < steps_.size(); ++k) {
       Step& s = steps_[k];
-      if (s.kind == Schedule::Kind::Cluster) continue;
+      if (s.kind != Schedule::Kind::Library) continue;
       const PlanNode& n = nodes_[s.node];
       if (n.kind != ir::NodeKind::Op || n.op != OpKind::SliceScatter) continue;
       const int32_t base = n.args[0], src = n.args[1];
@@ -152,6 +159,9 @@ class MlirExecutable : public Executable {
       const Step& s = steps_[k];
       if (s.kind == Schedule::Kind::Cluster) {
         run_cluster(s, v, args);
+      } else if (s.kind == Schedule::Kind::Alias) {
+        v[s.node] = v[s.in[0]];
+        M::add("CopiesForwarded");
       } else {
         const PlanNode& n = nodes_[s.node];
         if (n.kind != ir::NodeKind::Op) {

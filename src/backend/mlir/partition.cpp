@@ -232,9 +232,51 @@ Schedule partition(const ir::Graph& g) {
     for (const ir::Node* u : users[n]) r = r && (!is_fusible(u) || library_view(u));
     return library_view_memo[n] = r;
   };
+  // Copies that forward a library step's result (Kind::Alias), and the permutes between,
+  // which no step computes.
+  std::unordered_map<const ir::Node*, const ir::Node*> forward;
+  std::unordered_set<const ir::Node*> skipped;
+  for (const ir::Node* c : g.order) {
+    if (c->kind != ir::NodeKind::Op || c->op != OpKind::Copy) continue;
+    const size_t rank = c->meta.sizes.size();
+    std::vector<int64_t> perm(rank);
+    for (size_t k = 0; k < rank; ++k) perm[k] = static_cast<int64_t>(k);
+    std::vector<const ir::Node*> chain;
+    const ir::Node* x = c->operands[0].get();
+    auto only_user = [&](const ir::Node* v, const ir::Node* u) {
+      auto it = users.find(v);
+      return it != users.end() && it->second.size() == 1 && it->second[0] == u;
+    };
+    const ir::Node* user = c;
+    bool ok = true;
+    while (ok && x->kind == ir::NodeKind::Op && x->op == OpKind::Permute) {
+      ok = only_user(x, user) && !roots.count(x) && x->attrs.ints.size() == rank;
+      for (size_t k = 0; ok && k < rank; ++k) perm[k] = x->attrs.ints[static_cast<size_t>(perm[k])];
+      chain.push_back(x);
+      user = x;
+      x = x->operands[0].get();
+    }
+    for (size_t k = 0; ok && k < rank; ++k) ok = perm[k] == static_cast<int64_t>(k);
+    ok = ok && x->kind == ir::NodeKind::Op && !is_fusible(x) && !is_view_op(x->op) &&
+         only_user(x, user) && x->meta.sizes == c->meta.sizes && x->meta.dtype == c->meta.dtype;
+    if (!ok) continue;
+    forward[c] = x;
+    skipped.insert(chain.begin(), chain.end());
+  }
   while (!ready.empty()) {
     const ir::Node* n = ready.top();
     ready.pop();
+    if (skipped.count(n)) {
+      release(n);
+      continue;
+    }
+    if (auto f = forward.find(n); f != forward.end()) {
+      // No cluster closes: the source, a library step, ran before every open cluster, and the
+      // copy's readers run after this step.
+      s.steps.push_back({Schedule::Kind::Alias, n, -1, f->second});
+      release(n);
+      continue;
+    }
     if (is_fusible(n) && !library_view(n)) {
       cur.push_back(n);
       release(n);

@@ -41,11 +41,16 @@ struct Cluster {
 };
 
 struct Schedule {
-  enum class Kind { Leaf, Library, Cluster };
+  // Alias: the node's value is another's buffer, with nothing computed. The node is a copy
+  // (through permutes that cancel, skipped) of a library step's result that nothing else
+  // reads: a leaf's first gradient, which autograd clones (a Linear's weight gradient comes
+  // back from its transposed view as permute(permute(matmul))).
+  enum class Kind { Leaf, Library, Cluster, Alias };
   struct Step {
     Kind kind;
-    const ir::Node* node = nullptr;  // Leaf, Library
-    int cluster = -1;                // Cluster
+    const ir::Node* node = nullptr;    // Leaf, Library, Alias
+    int cluster = -1;                  // Cluster
+    const ir::Node* source = nullptr;  // Alias: the value whose buffer it is
   };
   std::vector<Step> steps;
   std::vector<Cluster> clusters;
