@@ -155,13 +155,14 @@ class MlirExecutable : public Executable {
       omp_set_num_threads(omp_threads = want);
     if (dyn_) take_sizes(args);
     std::vector<Tensor> v(nodes_.size());
+    int64_t forwarded = 0, scattered = 0;  // counted once per run: each add takes a lock
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
       if (s.kind == Schedule::Kind::Cluster) {
         run_cluster(s, v, args);
       } else if (s.kind == Schedule::Kind::Alias) {
         v[s.node] = v[s.in[0]];
-        M::add("CopiesForwarded");
+        ++forwarded;
       } else {
         const PlanNode& n = nodes_[s.node];
         if (n.kind != ir::NodeKind::Op) {
@@ -171,6 +172,7 @@ class MlirExecutable : public Executable {
           std::vector<Tensor> in = op_inputs(n, v, &attrs);
           if (s.scatter_in_place && scatter_in_place(n, in, attrs)) {
             v[s.node] = in[0];
+            ++scattered;
           } else if (!s.matmul || !run_library_matmul(s, in, attrs, v)) {
             v[s.node] = eager_execute(n.op, in, attrs, n.meta);
           }
@@ -178,6 +180,8 @@ class MlirExecutable : public Executable {
       }
       for (int32_t i : release_after_[k]) v[i] = Tensor();
     }
+    if (forwarded) M::add("CopiesForwarded", forwarded);
+    if (scattered) M::add("ScatterInPlace", scattered);
     std::vector<Tensor> out;
     for (size_t r = 0; r < roots_.size(); ++r) {
       Tensor t = v[roots_[r]];
@@ -237,7 +241,6 @@ class MlirExecutable : public Executable {
       return false;
     copy_into(eager_execute(OpKind::Slice, {base}, attrs, infer_meta(OpKind::Slice, {base}, attrs)),
               in[1]);
-    M::add("ScatterInPlace");
     return true;
   }
 

@@ -257,7 +257,7 @@ class MlirBackend : public Backend {
     std::vector<std::pair<std::string, std::string>> fresh;    // compiled now: entry name, key
     std::vector<double> weights;  // of the functions left in the module, in order
     std::unordered_map<std::string, std::string> first_entry;  // key -> entry compiled now
-    std::unordered_map<std::string, std::string> aliases;      // entry -> an equal one's
+    std::unordered_map<std::string, std::string> equal_to;     // entry -> an equal one's
     {
       auto& known = compiled_clusters();
       for (auto it = known.begin(); it != known.end();)
@@ -279,7 +279,7 @@ class MlirBackend : public Backend {
           // shape): compiled once, both entries call it.
           auto [first, added] = first_entry.emplace(key, entry);
           if (!added) {
-            aliases[entry] = first->second;
+            equal_to[entry] = first->second;
             fns[k].erase();
             continue;
           }
@@ -291,7 +291,7 @@ class MlirBackend : public Backend {
       }
     }
     M::add("MlirClustersReused", static_cast<int64_t>(reused.size()));
-    M::add("MlirClustersShared", static_cast<int64_t>(aliases.size()));
+    M::add("MlirClustersShared", static_cast<int64_t>(equal_to.size()));
     // Split into modules compiled on parallel threads (jit.h): LLVM's code generation is most
     // of the compile time and runs on one thread per module. The weights (nodes) predict LLVM's
     // time poorly (a one-op select over 17x256 took as long as a 525-op cross-entropy over
@@ -357,9 +357,9 @@ class MlirBackend : public Backend {
         if (!reused.empty())
           std::fprintf(stderr, "lazytensor: %zu of %zu clusters reused from other graphs\n",
                        reused.size(), s.clusters.size());
-        if (!aliases.empty())
+        if (!equal_to.empty())
           std::fprintf(stderr, "lazytensor: %zu of %zu clusters equal to another in the graph\n",
-                       aliases.size(), s.clusters.size());
+                       equal_to.size(), s.clusters.size());
       }
       // The executable keeps the engines of its reused clusters alive as well as its own.
       std::shared_ptr<void> owner = code.owner;
@@ -370,8 +370,8 @@ class MlirBackend : public Backend {
       exe = make_mlir_executable(
           g, std::move(s),
           [&](const std::string& name) -> void (*)(void**) {
-            auto a = aliases.find(name);
-            auto it = code.symbols.find(a == aliases.end() ? name : a->second);
+            auto e = equal_to.find(name);
+            auto it = code.symbols.find(e == equal_to.end() ? name : e->second);
             if (it != code.symbols.end()) return it->second;
             auto r = reused.find(name);
             return r == reused.end() ? nullptr : r->second;

@@ -186,7 +186,7 @@ Schedule partition(const ir::Graph& g) {
       for (const ir::Node* n : nodes) s.steps.push_back({Schedule::Kind::Library, n, -1});
     } else {
       s.steps.push_back({Schedule::Kind::Cluster, nullptr, static_cast<int>(s.clusters.size())});
-      s.clusters.push_back(Cluster{std::move(nodes), {}, {}});
+      s.clusters.push_back(Cluster{std::move(nodes), {}, {}, {}});
     }
   };
   // A run of fusible ops becomes one cluster per connected part (ops joined by a value one
@@ -198,22 +198,23 @@ Schedule partition(const ir::Graph& g) {
     if (cur.empty()) return;
     std::unordered_map<const ir::Node*, size_t> index;
     for (size_t i = 0; i < cur.size(); ++i) index[cur[i]] = i;
-    std::vector<size_t> parent(cur.size());
+    std::vector<size_t> parent(cur.size());  // union-find over the run's positions
     for (size_t i = 0; i < cur.size(); ++i) parent[i] = i;
-    std::function<size_t(size_t)> root = [&](size_t i) {
-      return parent[i] == i ? i : parent[i] = root(parent[i]);
+    auto root = [&](size_t i) {
+      while (parent[i] != i) i = parent[i] = parent[parent[i]];
+      return i;
     };
     for (size_t i = 0; i < cur.size(); ++i)
       for (uint32_t k = 0; k < cur[i]->n_operands; ++k) {
         auto it = index.find(cur[i]->operands[k].get());
         if (it != index.end()) parent[root(i)] = root(it->second);
       }
-    std::vector<std::vector<const ir::Node*>> parts;
-    std::unordered_map<size_t, size_t> part;
+    std::vector<std::vector<const ir::Node*>> parts;  // in order of their first op
+    std::vector<size_t> part(cur.size(), SIZE_MAX);   // a root's part
     for (size_t i = 0; i < cur.size(); ++i) {
-      auto [it, added] = part.emplace(root(i), parts.size());
-      if (added) parts.emplace_back();
-      parts[it->second].push_back(cur[i]);
+      size_t& p = part[root(i)];
+      if (p == SIZE_MAX) p = parts.size(), parts.emplace_back();
+      parts[p].push_back(cur[i]);
     }
     for (std::vector<const ir::Node*>& p : parts) emit(std::move(p));
     cur.clear();
