@@ -1607,13 +1607,17 @@ void sweep_conv2d(Sweep& s) {
   int done = 0;
   for (int attempt = 0; done < 2 * s.trials && attempt < 100 * s.trials; ++attempt) {
     Dtype dt = s.pick(kFloatDtypes);
+    int64_t H = s.uniform(1, 7), W = s.uniform(1, 7);
     const int64_t g = s.uniform(1, 2), N = s.uniform(1, 2), cg = s.uniform(1, 3),
-                  og = s.uniform(1, 3), H = s.uniform(1, 7), W = s.uniform(1, 7),
-                  KH = s.uniform(1, 3), KW = s.uniform(1, 3), sh = s.uniform(1, 2),
-                  sw = s.uniform(1, 2), ph = s.uniform(0, 1), pw = s.uniform(0, 1),
-                  dh = s.uniform(1, 2), dw = s.uniform(1, 2);
+                  og = s.uniform(1, 3), KH = s.uniform(1, 3), KW = s.uniform(1, 3),
+                  sh = s.uniform(1, 2), sw = s.uniform(1, 2), ph = s.uniform(0, 1),
+                  pw = s.uniform(0, 1), dh = s.uniform(1, 2), dw = s.uniform(1, 2);
     if (H + 2 * ph - dh * (KH - 1) - 1 < 0 || W + 2 * pw - dw * (KW - 1) - 1 < 0) continue;
     ++done;
+    // Images of 256 or more output pixels, for the kernel's per-image products (eager conv.cpp),
+    // in every third case (16 or more output rows and columns)
+    const int64_t big = done % 3 == 0 ? 18 + s.uniform(0, 6) : 0;
+    if (big) H = big * sh + 2, W = big * sw + 2;
     const bool unbatched = N == 1 && s.coin(0.25);
     Input x = s.input({N, g * cg, H, W}, dt, {-2, 2});
     Input w = s.input({g * og, cg, KH, KW}, dt, {-1, 1});

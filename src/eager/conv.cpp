@@ -136,6 +136,12 @@ class Scratch {
   T* p_;
 };
 
+// Images of at least this many output pixels get a GEMM each, straight into the output: one GEMM
+// per chunk of images wrote [Og, nb L], which regroup then copied into [N, O, L].
+// (conv2d of 32x3x32x32 by 64 3x3 filters, AVX-512 host: 1.27-1.45 -> 1.10 ms). Smaller images
+// keep the chunk's GEMM: their per-image products are narrow.
+constexpr int64_t kPerImageL = 256;
+
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta,
           T* c) {
@@ -193,33 +199,47 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* po = static_cast<T*>(out.raw_data_ptr());
+  Tensor b = bias.defined() ? dense(bias) : Tensor();
+  const T* pb = bias.defined() ? static_cast<const T*>(b.raw_data_ptr()) : nullptr;
+  // The bias of group gi's channels, added to images n0 .. n0 + m right after their products,
+  // while those are in cache (a pass over the whole output at the end read it all again).
+  auto add_bias = [&](int64_t n0, int64_t m, int64_t gi) {
+    if (!pb) return;
+    for (int64_t n = n0; n < n0 + m; ++n)
+      for (int64_t oc = gi * Og; oc < (gi + 1) * Og; ++oc) {
+        T* row = po + (n * O + oc) * L;
+        const T v = pb[oc];
+        for (int64_t j = 0; j < L; ++j) row[j] += v;
+      }
+  };
   over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t) {
     if (is_direct(g)) {
       for (int64_t n = i0; n < i1; ++n)
-        for (int64_t gi = 0; gi < groups; ++gi)
+        for (int64_t gi = 0; gi < groups; ++gi) {
           gemm<T>(false, false, Og, L, g.K(), pw + gi * Og * g.K(), px + (n * C + gi * g.C) * L,
                   T(0), po + (n * O + gi * Og) * L);
+          add_bias(n, 1, gi);
+        }
       return;
     }
     const int64_t nb = part_chunk(g, i1 - i0, parts);
-    Scratch<T> cols(g.K() * nb * L), prod(Og * nb * L);
+    const bool per_image = L >= kPerImageL;
+    Scratch<T> cols(g.K() * nb * L), prod(per_image ? 0 : Og * nb * L);
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
       im2col_chunk(px, C, gi, n0, m, g, cols.data());
+      if (per_image) {  // image j's columns are a [K, L] block of cols at stride m L
+        for (int64_t j = 0; j < m; ++j) {
+          blas_gemm<T>(false, false, Og, L, g.K(), pw + gi * Og * g.K(), g.K(), cols.data() + j * L,
+                       m * L, T(0), po + ((n0 + j) * O + gi * Og) * L, L);
+          add_bias(n0 + j, 1, gi);
+        }
+        return;
+      }
       gemm<T>(false, false, Og, m * L, g.K(), pw + gi * Og * g.K(), cols.data(), T(0), prod.data());
       regroup(po, O, gi, Og, n0, m, L, prod.data(), false);
+      add_bias(n0, m, gi);
     });
   });
-  if (bias.defined()) {
-    Tensor b = dense(bias);
-    const T* pb = static_cast<const T*>(b.raw_data_ptr());
-    parallel_for(N * O, 64, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) {
-        T v = pb[i % O];
-        T* row = po + i * L;
-        for (int64_t j = 0; j < L; ++j) row[j] += v;
-      }
-    });
-  }
 }
 
 // dx = conv2d's adjoint in x: cols = w_g^T @ g, scattered back with col2im.
