@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/parallel.h"
+#include "lazy/background_compile.h"
 
 namespace {
 
@@ -88,6 +89,36 @@ TEST_F(Background, ChangedSizesCompileGenericCodeFromItsSecondRun) {
   for (int64_t rows : {17, 45, 64, 100}) expect_step_matches(lt::randn({rows, 64}), "generic");
   EXPECT_EQ(counter("InterpretedRuns"), interpreted) << "the generic code served every size";
   EXPECT_EQ(counter("UncachedCompile"), 1);
+}
+
+// A graph whose second run comes long after its first (a training loop's last partial batch,
+// once an epoch) waits for its 4th run: the compile would take a core for little gain.
+TEST_F(Background, AGraphThatComesBackRarelyCompilesAtItsFourthRun) {
+  lt::manual_seed(3);
+  const lt::Tensor x = lt::randn({6, 50}), y = lt::randn({5, 5}).to(kLazy);
+  auto other_graphs = [&] {
+    for (uint64_t i = 0; i <= lt::lazy::TieredExecutable::kRecentRuns; ++i) {
+      lt::Tensor t = (y * 2.0f).sum();
+      lt::mark_step();
+    }
+  };
+  expect_step_matches(x, "first run");
+  other_graphs();  // another graph, compiled from its second run
+  lt::wait_for_compiles();
+  const int64_t compiles = counter("UncachedCompile");
+  EXPECT_EQ(compiles, 1);
+  expect_step_matches(x, "second run, long after the first");
+  EXPECT_EQ(counter("UncachedCompile"), compiles);
+  other_graphs();
+  expect_step_matches(x, "third run");
+  EXPECT_EQ(counter("UncachedCompile"), compiles);
+  other_graphs();
+  expect_step_matches(x, "fourth run");
+  EXPECT_EQ(counter("UncachedCompile"), compiles + 1);
+  lt::wait_for_compiles();
+  const int64_t interpreted = counter("InterpretedRuns");
+  expect_step_matches(x, "compiled");
+  EXPECT_EQ(counter("InterpretedRuns"), interpreted);
 }
 
 TEST_F(Background, SyncWaitsForEveryCompile) {

@@ -2,8 +2,11 @@
 // the interpreter (the eager kernels, as fast as eager) while a worker thread compiles it, and
 // switches to the compiled code at the first run after the compile is done. A graph of a new
 // structure is compiled from its second run on, so a graph seen once (an evaluation's last
-// partial batch, a one-off computation) is never compiled at all.
+// partial batch, a one-off computation) is never compiled at all; a second run that comes more
+// than kRecentRuns graph runs after the first (once an epoch: a training loop's last partial
+// batch) waits for the graph's kRareRuns-th run.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -20,6 +23,8 @@ class TieredExecutable : public backend::Executable {
   // generic: the executable serves every graph the structure's guard admits, so the
   // interpreter's plan is made per run; launch_now: compile at once (else from the second run).
   TieredExecutable(CompileFn fn, bool generic, const ir::Graph* launch_now, std::string what);
+  static constexpr uint64_t kRecentRuns = 100;
+  static constexpr int kRareRuns = 4;
   ~TieredExecutable() override;
   std::vector<Tensor> run(const backend::RunArgs& args) override;
   // The compile finished without code: the caller should forget this executable.
@@ -33,6 +38,7 @@ class TieredExecutable : public backend::Executable {
   bool generic_;
   std::string what_;  // for LT_DEBUG
   int runs_ = 0;
+  uint64_t last_run_ = 0;  // graph_runs() at this graph's last run
   std::shared_ptr<Job> job_;
   std::unique_ptr<backend::Executable> interp_;  // static graphs: the plan, made once
 };
@@ -41,6 +47,10 @@ class TieredExecutable : public backend::Executable {
 // same schedule of collectives: one rank on interp and another on compiled code could order
 // two all_reduces differently).
 bool compile_in_background(const ir::Graph& g);
+
+// Counts a graph run (the executor, before each run); graph_runs(): the count so far.
+void note_graph_run();
+uint64_t graph_runs();
 
 // Returns when every compile started so far has finished (lt::wait_for_compiles).
 void wait_for_background_compiles();

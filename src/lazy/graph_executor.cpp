@@ -151,6 +151,11 @@ std::string size_changes(const ir::Graph& g, const ir::ShapeProfile& p,
   return s;
 }
 
+// When a background compile starts (background_compile.h), for LT_DEBUG.
+const std::string kSoon = " (if within " + std::to_string(TieredExecutable::kRecentRuns) +
+                          " graph runs of its first, else its " +
+                          std::to_string(TieredExecutable::kRareRuns) + "th)";
+
 std::shared_ptr<backend::Executable> compile_static(const ir::Graph& g, bool background) {
   if (background) {  // from its second run (background_compile.h); counted when it starts
     backend::Backend* b = &backend::active_backend();
@@ -173,9 +178,10 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
   const bool dynamic = config::choice("LT_DYNAMIC_SHAPES") == "auto";  // read per miss
   const bool debug = M::debug_enabled();
   const bool background = compile_in_background(g);
-  const char* deferred = background ? "; runs on interp, compiled in the background from its "
-                                      "second run"
-                                    : "";
+  const std::string deferred =
+      background
+          ? std::string("; runs on interp, compiled in the background from its second run") + kSoon
+          : "";
   if (!dynamic) {
     if (debug) debug_line(g, explain_new_structure(sig) + "; specialized" + deferred);
     return compile_static(g, background);
@@ -218,7 +224,8 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
             true, nullptr, "generic");
         if (debug)
           debug_line(g, why + "; generic in " + dyn->describe(g) +
-                            "; runs on interp, compiled in the background from its second run");
+                            "; runs on interp, compiled in the background from its second run" +
+                            kSoon);
         st.seen = std::move(seen);
         st.dyn = std::move(dyn);
         st.exe = exe;
@@ -375,6 +382,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
   std::vector<Tensor> out;
   try {
     M::ScopedTimer t("ExecuteTime");
+    note_graph_run();
     out = exe->run(args);
   } catch (const Error& e) {
     M::add("FailedExecutions");
