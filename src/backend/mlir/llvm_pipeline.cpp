@@ -54,6 +54,7 @@ const std::string& llvm_pipeline() {
 
 struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
   static constexpr unsigned kMinTrip = 256;
+  static constexpr size_t kMinBody = 30;  // instructions
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& fam) {
     if (interleave_count() <= 1 || f.isDeclaration()) return llvm::PreservedAnalyses::all();
     auto& li = fam.getResult<llvm::LoopAnalysis>(f);
@@ -62,7 +63,19 @@ struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
       if (!l->isInnermost()) continue;
       const unsigned trip = se.getSmallConstantTripCount(l);
       if (trip != 0 && trip < kMinTrip) continue;
-      llvm::addStringMetadataToLoop(l, "llvm.loop.interleave.count", interleave_count());
+      // Short bodies without a floating-point accumulator (an optimizer's update, a ReLU's
+      // gradient: ~6-15 instructions) are bound by memory, not by a dependency chain, and keep
+      // the cost model's count: 8 vectors per iteration made their code 8 times longer for
+      // nothing (compile_mlp_step, whose 8 loops are all such, 83-101 -> 71-87 ms, AVX-512
+      // host; chain8, softmax and layer_norm unchanged within noise). A reduction keeps 8
+      // accumulators.
+      size_t body = 0;
+      for (llvm::BasicBlock* b : l->blocks()) body += b->size();
+      bool reduction = false;
+      for (llvm::PHINode& phi : l->getHeader()->phis())
+        reduction = reduction || phi.getType()->isFPOrFPVectorTy();
+      if (body >= kMinBody || reduction)
+        llvm::addStringMetadataToLoop(l, "llvm.loop.interleave.count", interleave_count());
       // And vectorize them even where that takes more runtime alias checks than the cost
       // model's 8: an optimizer update writes parameters and moments in place (donated buffers
       // carry no noalias), about 16 checks, and stayed scalar (Adam's MLP update cluster, Zen 3:
