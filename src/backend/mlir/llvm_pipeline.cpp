@@ -42,19 +42,22 @@ const char* kLlvmBeforeVectorize =
     "loop-simplify,lcssa,loop-mssa(loop-rotate,licm),indvars,";
 const char* kLlvmVectorize = "loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg)";
 
+// LtInterleave's smallest body without an accumulator (instructions) that it interleaves.
+constexpr size_t kInterleaveMinBody = 30;
+
 const std::string& llvm_pipeline() {
   static const std::string p = [] {
     const std::optional<std::string> e = config::text("LT_LLVM_PIPELINE");
     return e ? *e
              : std::string(kLlvmBeforeVectorize) + "lt-interleave<" +
-                   std::to_string(interleave_count()) + ">," + kLlvmVectorize;
+                   std::to_string(interleave_count()) +
+                   ";min-body=" + std::to_string(kInterleaveMinBody) + ">," + kLlvmVectorize;
   }();
   return p;
 }
 
 struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
   static constexpr unsigned kMinTrip = 256;
-  static constexpr size_t kMinBody = 30;  // instructions
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& fam) {
     if (interleave_count() <= 1 || f.isDeclaration()) return llvm::PreservedAnalyses::all();
     auto& li = fam.getResult<llvm::LoopAnalysis>(f);
@@ -74,7 +77,7 @@ struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
       bool reduction = false;
       for (llvm::PHINode& phi : l->getHeader()->phis())
         reduction = reduction || phi.getType()->isFPOrFPVectorTy();
-      if (body >= kMinBody || reduction)
+      if (body >= kInterleaveMinBody || reduction)
         llvm::addStringMetadataToLoop(l, "llvm.loop.interleave.count", interleave_count());
       // And vectorize them even where that takes more runtime alias checks than the cost
       // model's 8: an optimizer update writes parameters and moments in place (donated buffers
