@@ -359,6 +359,45 @@ TEST(Gradcheck, Conv2d) {
             {rnd({1, 3, 3}), rnd({2, 1, 2, 2}), rnd({2})});
 }
 
+// Images large enough for the kernels' other paths (eager conv.cpp: the batch split over the
+// threads, chunks of images, one GEMM per image of 256 or more output pixels), where finite
+// differences would be slow. conv2d is linear in x and in w, so with L = sum(y * g):
+// <x, dL/dx> = <w, dL/dw> = L - <b, dL/db>, and dL/db is g summed over images and pixels; each
+// exact up to float64 rounding. On cpu and lazy.
+TEST(Gradcheck, Conv2dOnLargeImagesSatisfiesTheAdjointIdentities) {
+  struct Case {
+    int64_t n, c, o, h, w, k, stride, pad, dil, groups;
+  };
+  const Case cases[] = {{5, 3, 8, 33, 30, 3, 1, 1, 1, 1},
+                        {4, 4, 6, 40, 36, 3, 2, 1, 1, 2},
+                        {3, 6, 4, 24, 26, 2, 1, 0, 2, 2},
+                        {6, 8, 8, 20, 20, 1, 1, 0, 1, 1},
+                        {7, 2, 3, 9, 11, 3, 1, 1, 1, 1}};
+  auto dot = [](const lt::Tensor& a, const lt::Tensor& b) {
+    return (a * b).sum().to(kCpu).item<double>();
+  };
+  for (const Case& t : cases)
+    for (const lt::Device& dev : {kCpu, kLazy}) {
+      auto make = [&](std::vector<int64_t> sizes) {
+        return lt::tensor(rnd(sizes).v, sizes).to(dev).requires_grad_();
+      };
+      lt::Tensor x = make({t.n, t.c, t.h, t.w}), w = make({t.o, t.c / t.groups, t.k, t.k}),
+                 b = make({t.o});
+      lt::Tensor y = lt::conv2d(x, w, b, t.stride, t.pad, t.dil, t.groups);
+      lt::Tensor g = lt::tensor(rnd(y.sizes().vec()).v, y.sizes().vec()).to(dev);
+      lt::Tensor loss = (y * g).sum();
+      loss.backward();
+      const std::string what = "conv2d " + std::to_string(t.h) + "x" + std::to_string(t.w) +
+                               " stride " + std::to_string(t.stride) + " groups " +
+                               std::to_string(t.groups) + " on " + dev.str();
+      const double l = loss.to(kCpu).item<double>(), lb = dot(b, b.grad());
+      const double scale = std::sqrt(dot(y, y) * dot(g, g));
+      EXPECT_NEAR(dot(x, x.grad()), l - lb, 1e-12 * scale) << what;
+      EXPECT_NEAR(dot(w, w.grad()), l - lb, 1e-12 * scale) << what;
+      EXPECT_TRUE(lt::allclose(b.grad().to(kCpu), g.sum({0, 2, 3}).to(kCpu), 1e-12, 1e-12)) << what;
+    }
+}
+
 TEST(Gradcheck, Pooling) {
   gradcheck("max_pool2d 2",
             [](Ts x) {
