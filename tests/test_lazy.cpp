@@ -536,6 +536,22 @@ TEST_F(Lazy, AFirstGradientTakesTheMatmulsBuffer) {
     EXPECT_TRUE(lt::allclose(got[i], want[i], 1e-5, 1e-5)) << "gradient " << i;
 }
 
+// A library step's result that the program holds (a root) is not forwarded into its copy: the
+// two outputs would share one buffer.
+TEST_F(Lazy, ACopyOfAnOutputIsItsOwnBuffer) {
+  if (lt::lazy_backend() != "mlir") GTEST_SKIP() << "the mlir backend's schedule";
+  lt::manual_seed(8);
+  const lt::Tensor a = lt::randn({6, 7}), b = lt::randn({7, 5});
+  lt::metrics::reset();
+  lt::Tensor y = lt::matmul(a.to(kLazy), b.to(kLazy)), z = y.clone();
+  lt::mark_step();
+  EXPECT_EQ(lt::metrics::counter("CopiesForwarded"), 0) << lt::metrics::report();
+  z.add_(1.0f);
+  lt::mark_step();
+  EXPECT_TRUE(lt::allclose(y.to("cpu"), lt::matmul(a, b), 1e-5, 1e-5));
+  EXPECT_TRUE(lt::allclose(z.to("cpu"), lt::matmul(a, b) + 1.0f, 1e-5, 1e-5));
+}
+
 TEST_F(Lazy, SignedZerosAndTinyArgumentsOfCompiledMath) {
   // expm1, log1p, tanh, erf of -0, +0 and tiny values keep the sign and the value (f(x) ~ x):
   // MLIR lowered float64 expm1/log1p as exp(x) - 1 / log(1 + x), which gave 0 for -1e-30, and

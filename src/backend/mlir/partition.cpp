@@ -259,7 +259,8 @@ Schedule partition(const ir::Graph& g) {
     }
     for (size_t k = 0; ok && k < rank; ++k) ok = perm[k] == static_cast<int64_t>(k);
     ok = ok && x->kind == ir::NodeKind::Op && !is_fusible(x) && !is_view_op(x->op) &&
-         only_user(x, user) && x->meta.sizes == c->meta.sizes && x->meta.dtype == c->meta.dtype;
+         !roots.count(x) && only_user(x, user) && x->meta.sizes == c->meta.sizes &&
+         x->meta.dtype == c->meta.dtype;
     if (!ok) continue;
     forward[c] = x;
     skipped.insert(chain.begin(), chain.end());
