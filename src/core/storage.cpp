@@ -66,9 +66,12 @@ void* cached_alloc(size_t& bytes) {
   Cache& c = cache();
   if (bytes >= kCacheMin) {
     std::lock_guard<std::mutex> g(c.mu);
-    // No list is empty: the last block out erases its bucket.
-    auto it = c.free_blocks.lower_bound(bytes);
-    if (it != c.free_blocks.end() && it->first <= bytes * kReuseSlack) {
+    for (auto it = c.free_blocks.lower_bound(bytes);
+         it != c.free_blocks.end() && it->first <= bytes * kReuseSlack;) {
+      if (it->second.empty()) {
+        it = c.free_blocks.erase(it);
+        continue;
+      }
       void* p = it->second.back();
       it->second.pop_back();
       bytes = it->first;
