@@ -360,7 +360,7 @@ TEST(Gradcheck, Conv2d) {
 }
 
 // Images large enough for the kernels' other paths (eager conv.cpp: the batch split over the
-// threads, chunks of images, one GEMM per image of 256 or more output pixels), where finite
+// threads, chunks of images of many pixels), where finite
 // differences would be slow. conv2d is linear in x and in w, so with L = sum(y * g):
 // <x, dL/dx> = <w, dL/dw> = L - <b, dL/db>, and dL/db is g summed over images and pixels; each
 // exact up to float64 rounding. On cpu and lazy.

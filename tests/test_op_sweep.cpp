@@ -1614,7 +1614,7 @@ void sweep_conv2d(Sweep& s) {
                   pw = s.uniform(0, 1), dh = s.uniform(1, 2), dw = s.uniform(1, 2);
     if (H + 2 * ph - dh * (KH - 1) - 1 < 0 || W + 2 * pw - dw * (KW - 1) - 1 < 0) continue;
     ++done;
-    // Images of 256 or more output pixels, for the kernel's per-image products (eager conv.cpp),
+    // Images of 256 or more output pixels, whose chunks the kernel splits (eager conv.cpp),
     // in every third case (16 or more output rows and columns)
     const int64_t big = done % 3 == 0 ? 18 + s.uniform(0, 6) : 0;
     if (big) H = big * sh + 2, W = big * sw + 2;

@@ -7,7 +7,6 @@
 
 #include "core/check.h"
 #include "core/parallel.h"
-#include "core/storage.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 
@@ -117,31 +116,6 @@ void regroup(T* y, int64_t o, int64_t gi, int64_t og, int64_t n0, int64_t nb, in
   });
 }
 
-// Scratch for a convolution's columns and products, from the buffer cache: every element is
-// written before it is read. A zero-filled std::vector per call cleared up to 8 MB each time
-// (memset was 4.5% of a small ResNet's step) and, past malloc's mmap threshold, faulted its
-// pages in again.
-template <typename T>
-class Scratch {
- public:
-  explicit Scratch(int64_t n)
-      : p_(static_cast<T*>(
-            cache_malloc(sizeof(T) * static_cast<size_t>(std::max<int64_t>(n, 1))))) {}
-  ~Scratch() { cache_free(p_); }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  T* data() const { return p_; }
-
- private:
-  T* p_;
-};
-
-// Images of at least this many output pixels get a GEMM each, straight into the output: one GEMM
-// per chunk of images wrote [Og, nb L], which regroup then copied into [N, O, L].
-// (conv2d of 32x3x32x32 by 64 3x3 filters, AVX-512 host: 1.27-1.45 -> 1.10 ms). Smaller images
-// keep the chunk's GEMM: their per-image products are narrow.
-constexpr int64_t kPerImageL = 256;
-
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta,
           T* c) {
@@ -199,47 +173,34 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* po = static_cast<T*>(out.raw_data_ptr());
-  Tensor b = bias.defined() ? dense(bias) : Tensor();
-  const T* pb = bias.defined() ? static_cast<const T*>(b.raw_data_ptr()) : nullptr;
-  // The bias of group gi's channels, added to images n0 .. n0 + m right after their products,
-  // while those are in cache (a pass over the whole output at the end read it all again).
-  auto add_bias = [&](int64_t n0, int64_t m, int64_t gi) {
-    if (!pb) return;
-    for (int64_t n = n0; n < n0 + m; ++n)
-      for (int64_t oc = gi * Og; oc < (gi + 1) * Og; ++oc) {
-        T* row = po + (n * O + oc) * L;
-        const T v = pb[oc];
-        for (int64_t j = 0; j < L; ++j) row[j] += v;
-      }
-  };
   over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t) {
     if (is_direct(g)) {
       for (int64_t n = i0; n < i1; ++n)
-        for (int64_t gi = 0; gi < groups; ++gi) {
+        for (int64_t gi = 0; gi < groups; ++gi)
           gemm<T>(false, false, Og, L, g.K(), pw + gi * Og * g.K(), px + (n * C + gi * g.C) * L,
                   T(0), po + (n * O + gi * Og) * L);
-          add_bias(n, 1, gi);
-        }
       return;
     }
     const int64_t nb = part_chunk(g, i1 - i0, parts);
-    const bool per_image = L >= kPerImageL;
-    Scratch<T> cols(g.K() * nb * L), prod(per_image ? 0 : Og * nb * L);
+    std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)),
+        prod(static_cast<size_t>(Og * nb * L));
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
       im2col_chunk(px, C, gi, n0, m, g, cols.data());
-      if (per_image) {  // image j's columns are a [K, L] block of cols at stride m L
-        for (int64_t j = 0; j < m; ++j) {
-          blas_gemm<T>(false, false, Og, L, g.K(), pw + gi * Og * g.K(), g.K(), cols.data() + j * L,
-                       m * L, T(0), po + ((n0 + j) * O + gi * Og) * L, L);
-          add_bias(n0 + j, 1, gi);
-        }
-        return;
-      }
       gemm<T>(false, false, Og, m * L, g.K(), pw + gi * Og * g.K(), cols.data(), T(0), prod.data());
       regroup(po, O, gi, Og, n0, m, L, prod.data(), false);
-      add_bias(n0, m, gi);
     });
   });
+  if (bias.defined()) {
+    Tensor b = dense(bias);
+    const T* pb = static_cast<const T*>(b.raw_data_ptr());
+    parallel_for(N * O, 64, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) {
+        T v = pb[i % O];
+        T* row = po + i * L;
+        for (int64_t j = 0; j < L; ++j) row[j] += v;
+      }
+    });
+  }
 }
 
 // dx = conv2d's adjoint in x: cols = w_g^T @ g, scattered back with col2im.
@@ -266,7 +227,7 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
     const int64_t image = C * g.H * g.W;
     std::fill(px + i0 * image, px + i1 * image, T(0));
     const int64_t nb = part_chunk(g, i1 - i0, parts);
-    Scratch<T> cols(g.K() * nb * L), gm(Og * nb * L);
+    std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
       regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
       gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.data(), T(0), cols.data());
@@ -290,7 +251,7 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   T* pw = static_cast<T*>(out.raw_data_ptr());
   const int64_t size = out.numel();
-  Scratch<T> partial(size * std::max<int64_t>(parts - 1, 0));  // each part zero-fills its own
+  std::vector<T> partial(static_cast<size_t>(size * std::max<int64_t>(parts - 1, 0)));
   over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t t) {
     T* dw = t == 0 ? pw : partial.data() + (t - 1) * size;
     std::fill(dw, dw + size, T(0));
@@ -302,7 +263,7 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
       return;
     }
     const int64_t nb = part_chunk(g, i1 - i0, parts);
-    Scratch<T> cols(g.K() * nb * L), gm(Og * nb * L);
+    std::vector<T> cols(static_cast<size_t>(g.K() * nb * L)), gm(static_cast<size_t>(Og * nb * L));
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
       regroup(pg, O, gi, Og, n0, m, L, gm.data(), true);
       im2col_chunk(px, C, gi, n0, m, g, cols.data());
