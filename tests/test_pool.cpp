@@ -84,3 +84,32 @@ TEST(Storage, LargeBlocksAskForHugePages) {
   }
   EXPECT_GE(huge_kb, 2048) << "no huge page in the block's mapping (THP: " << modes << ")";
 }
+
+// A freed block serves a later request of another bucket when the request needs at least half
+// of it (sizes that change every step reuse the blocks of earlier steps), and its capacity is
+// the block's; a request of less than half allocates.
+TEST(Storage, FreedBlocksServeSmallerRequestsOfAtLeastHalfTheirSize) {
+  lt::allocator::empty_cache();
+  const size_t mib = size_t{1} << 20;
+  std::shared_ptr<lt::Storage> a = lt::allocate_storage(3 * mib);
+  void* const block = a->data;
+  ASSERT_EQ(a->nbytes, 3 * mib);
+  a.reset();
+  const int64_t hits = lt::allocator::stats().cache_hits;
+  std::shared_ptr<lt::Storage> b = lt::allocate_storage(2 * mib);
+  EXPECT_EQ(b->data, block);
+  EXPECT_EQ(b->nbytes, 3 * mib);
+  EXPECT_EQ(lt::allocator::stats().cache_hits, hits + 1);
+  std::memset(b->data, 1, b->nbytes);  // the whole capacity is the caller's
+  b.reset();
+  std::shared_ptr<lt::Storage> c = lt::allocate_storage(mib);
+  EXPECT_NE(c->data, block);
+  EXPECT_EQ(c->nbytes, mib);
+  std::shared_ptr<lt::Storage> d = lt::allocate_storage(3 * mib);  // its own bucket: reused
+  EXPECT_EQ(d->data, block);
+  EXPECT_EQ(lt::allocator::stats().cached_bytes, 0);
+  c.reset();
+  d.reset();
+  EXPECT_EQ(lt::allocator::stats().cached_bytes, static_cast<int64_t>(4 * mib));
+  lt::allocator::empty_cache();
+}
