@@ -283,6 +283,10 @@ TEST_F(Lazy, CompiledMatmulByGeneratedCodeMatchesEager) {
   // it is, not transposed. Rows take no tail (a batch of an odd size runs OpenBLAS).
   check(lt::randn({256, 64}), lt::randn({64, 784}), true);
   check(lt::randn({64, 96}), lt::randn({96, 400}), true);
+  // Rows of B of a multiple of 4 KiB are read from a copy with padded rows (b_rows): 1024 and
+  // 2048 columns, B as it lies and B the transposed view of W.
+  check(lt::randn({32, 64}), lt::randn({64, 1024}), true);
+  check(lt::randn({64, 48}), lt::randn({2048, 48}), true, false, true);
   check(lt::randn({30, 128}), lt::randn({128, 128}), false);  // rows % 4 != 0
   check(lt::randn({64, 128}), lt::randn({128, 98}), false);   // a tail of 2 columns: no vector
   // Random shapes, tails or not, each on the kernel where it fits, else on OpenBLAS.
