@@ -96,7 +96,6 @@ Graph build_graph(std::vector<NodePtr> roots) {
   g.roots = std::move(roots);
   const uint64_t epoch = ++g_epoch;
   std::map<const void*, int64_t> data_slot;
-  std::map<std::pair<int, uint64_t>, int64_t> param_slot;
   Hash128 key{0x452821E638D01377ull, 0xBE5466CF34E90C6Cull};
   key = mix(key, g.roots.size());
   std::vector<std::pair<Node*, uint32_t>> stack;
@@ -132,12 +131,13 @@ Graph build_graph(std::vector<NodePtr> roots) {
         done->slot = it->second;
         key = mix(key, 0xDA7A0000ull + static_cast<uint64_t>(done->slot));
       } else if (done->kind == NodeKind::Param) {
-        uint64_t v = is_floating(done->meta.dtype) ? std::hash<double>()(done->param_f)
-                                                   : static_cast<uint64_t>(done->param_i);
-        auto k = std::make_pair(static_cast<int>(done->meta.dtype), v);
-        auto [it, fresh] = param_slot.try_emplace(k, static_cast<int64_t>(g.params.size()));
-        if (fresh) g.params.push_back(done);
-        done->slot = it->second;
+        // Each parameter node has an input of its own. Sharing one between equal values made
+        // the graph's structure depend on them: Adam's step size lr / (1 - 0.9^t) came out equal
+        // to its 1 - 0.999 at t = 329 and 330 (lr 1e-3), and those steps were a new graph that
+        // ran on interp and compiled (and a collision of the values' hashes would have merged
+        // two different scalars).
+        done->slot = static_cast<int64_t>(g.params.size());
+        g.params.push_back(done);
         key = mix(key, 0x9A2A0000ull + static_cast<uint64_t>(done->slot));
       } else {
         done->slot = static_cast<int64_t>(g.order.size());
@@ -181,7 +181,7 @@ Graph detached_copy(const Graph& g) {
 }
 
 namespace {
-// Printed ids: leaves that share an input slot (one buffer, one parameter value) print once.
+// Printed ids: leaves that share an input slot (one buffer) print once.
 struct Ids {
   std::map<const Node*, size_t> id;
   std::vector<const Node*> shown;

@@ -13,7 +13,7 @@ struct Graph {
   std::vector<NodePtr> roots;
   std::vector<Node*> order;   // operands before users; leaves included
   std::vector<Node*> data;    // distinct device-data leaves; node->slot = index
-  std::vector<Node*> params;  // distinct (dtype, value) parameters; node->slot = index
+  std::vector<Node*> params;  // one per parameter node, whatever its value; node->slot = index
   Hash128 key;
   size_t op_count = 0;
 };
