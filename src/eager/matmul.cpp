@@ -13,6 +13,9 @@
 #include "eager/tensor_util.h"
 
 extern "C" void openblas_set_num_threads(int);
+// OpenBLAS's pthreads build exports it (its fork handler calls it); weak: another build of the
+// library may lack it.
+extern "C" void blas_thread_shutdown_(void) __attribute__((weak));
 
 namespace lt {
 namespace {
@@ -45,9 +48,15 @@ MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
 // 512^3 1.00 against 0.98-1.52 ms). Under 2^27 flops a product runs whole on the calling thread.
 constexpr int64_t kThreadedFlops = int64_t{1} << 27;
 
-// OpenBLAS's own threads are never used: its count is set to one once, at load.
+// OpenBLAS's own threads are never used: its count is set to one once, at load, and the pool its
+// initializer started is shut down. Left alone, those threads spun on sched_yield for the first
+// ~0.1 s of every process, and whatever was timed then shared a core with them: on a 2-core VM the
+// compiled loops' thread threshold (par_threshold.cpp) measured a fork/join of 38 us in half the
+// runs and kept every loop serial for the process. With a count of one OpenBLAS never restarts
+// them.
 const bool g_blas_single_threaded = [] {
   openblas_set_num_threads(1);
+  if (blas_thread_shutdown_) blas_thread_shutdown_();
   return true;
 }();
 
