@@ -166,6 +166,25 @@ TEST_F(DynamicShapes, MatmulWithRunTimeRowsRunsTheGeneratedKernelOnChunks) {
   EXPECT_GT(counter("CodegenMatmulRuns"), 0);
 }
 
+TEST_F(DynamicShapes, MatmulWithRunTimeKRunsTheGeneratedKernelOnChunksOfK) {
+  // k at run time (a weight gradient x^T g, k the batch), rows and n fixed: the chunks of 64 of
+  // k add up in C through a kernel that accumulates, the rest of k runs OpenBLAS, and a k below
+  // one chunk (or 0) OpenBLAS alone. 256 columns: x^T is copied for the kernel, which the copy
+  // rule allows from 256 columns of C on (executable.cpp, run_matmul). Tolerance: sums of up to 200
+  // float32 products of randn values in different orders; 2e-3 absolute.
+  setenv("LT_MLIR_MATMUL", "codegen", 1);
+  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+    return {lt::matmul(v[0].t(), v[1] * 0.5f) + 1.0f};
+  };
+  lt::manual_seed(10);
+  for (int64_t k : {100, 64, 130, 200, 20, 0, 128})
+    check(f, {lt::randn({k, 32}), lt::randn({k, 256})}, 0, 2e-3, "k " + std::to_string(k));
+  unsetenv("LT_MLIR_MATMUL");
+  EXPECT_EQ(counter("DynamicCompile"), 1) << lt::metrics::report();
+  EXPECT_EQ(counter("CodegenMatmulChunked"), 1);
+  EXPECT_GT(counter("CodegenMatmulRuns"), 0);
+}
+
 TEST_F(DynamicShapes, TrainingWithVariableBatchesMatchesEager) {
   // An MLP trained with SGD on both devices from equal weights; the batch size changes each
   // step. Weights after every step within 1e-4 (float32 matmuls and sums in other orders).

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "core/config.h"
 #include "core/metrics.h"
 #include "core/parallel.h"
+#include "core/storage.h"
 #include "eager/kernels.h"
 #include "ops/registry.h"
 
@@ -96,6 +99,48 @@ int64_t chunk_rows(int64_t m) {
   return std::clamp<int64_t>(32 * ((want + col_blocks - 1) / col_blocks), 32, 256);
 }
 
+// k in chunks of kKChunk (a product whose k is known only at run time, in shape-generic code:
+// a Linear's weight gradient, whose k is the batch): C[rows, m] is zeroed and each chunk's
+// product added by a kernel compiled to add to C ([rows, kKChunk] x [kKChunk, m]); the k %
+// kKChunk rest, and a k below one chunk, run OpenBLAS. A chunk of A's columns is copied into rows
+// of its own (rows * kKChunk), unless it is all of A. An empty kernel where the tiles do not fit
+// or OpenBLAS won the timing. (Adam MLP step at a batch of 64, generic code: 0.79 -> 0.66 ms.)
+constexpr int64_t kKChunk = 64;
+
+MatmulKernel k_chunked(int64_t rows, int64_t m) {
+  if (!codegen_matmul_fits(rows, m, kKChunk)) return {};
+  std::shared_ptr<const CodegenMatmul> c = codegen_matmul_cached(rows, m, kKChunk, true);
+  if (!c->run || !c->chosen) return {};
+  return {[c, rows, m](const float* x, const float* y, float* z, int64_t, int64_t k) {
+            if (k < kKChunk) {
+              blas_sgemm(rows, m, k, x, y, z);
+              return;
+            }
+            std::fill(z, z + rows * m, 0.0f);
+            std::unique_ptr<float, void (*)(void*)> part(
+                k == kKChunk ? nullptr
+                             : static_cast<float*>(cache_malloc(
+                                   static_cast<size_t>(rows * kKChunk) * sizeof(float))),
+                cache_free);
+            int64_t c0 = 0;
+            for (; c0 + kKChunk <= k; c0 += kKChunk) {
+              const float* a = x;
+              if (part) {
+                float* p = part.get();
+                parallel_for(rows, 64, [&](int64_t i0, int64_t i1) {
+                  for (int64_t i = i0; i < i1; ++i)
+                    std::memcpy(p + i * kKChunk, x + i * k + c0, kKChunk * sizeof(float));
+                });
+                a = p;
+              }
+              c->run(a, y + c0 * m, z);
+            }
+            if (c0 < k)
+              blas_gemm<float>(false, false, rows, m, k - c0, x + c0, k, y + c0 * m, m, 1.0f, z, m);
+          },
+          false, true};
+}
+
 LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) {
   static const bool on = matmul_policy() != MatmulPolicy::kBlas;
   LibraryKernels ks;
@@ -111,6 +156,14 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
         b.sizes.size() != 2 || a.sizes.size() < 2)
       continue;
     const size_t r = a.sizes.size();
+    if (r == 2 && (dynamic(an, 1) || dynamic(bn, 0)) && !dynamic(an, 0) && !dynamic(bn, 1)) {
+      if (MatmulKernel kc = k_chunked(a.sizes[0], b.sizes[1])) {
+        ks[n] = std::move(kc);
+        metrics_impl::add("CodegenMatmulChunked");
+        metrics_impl::add("CodegenMatmulSteps");
+      }
+      continue;
+    }
     if (dynamic(an, r - 1) || dynamic(bn, 0) || dynamic(bn, 1)) continue;  // k or m at run time
     const int64_t k = a.sizes[r - 1], m = b.sizes[1];
     int64_t rows = 1;
@@ -142,15 +195,15 @@ LibraryKernels library_kernels(const Schedule& s, const ir::DynamicShapes* dyn) 
     // shape-generic code (chunked rows) does not run.
     if (!c->run || !(c->chosen || (c->close_call && !dyn))) continue;
     if (transposed) {
-      ks[n] = {[c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); }, true,
-               c->chosen};
+      ks[n] = {[c](const float* x, const float* y, float* z, int64_t, int64_t) { c->run(x, y, z); },
+               true, c->chosen};
       metrics_impl::add("CodegenMatmulTransposed");
     } else if (!dynamic_rows) {
-      ks[n] = {[c](const float* x, const float* y, float* z, int64_t) { c->run(x, y, z); }, false,
-               c->chosen};
+      ks[n] = {[c](const float* x, const float* y, float* z, int64_t, int64_t) { c->run(x, y, z); },
+               false, c->chosen};
     } else {
       const int64_t chunk = rows;
-      ks[n] = {[c, chunk, m, k](const float* x, const float* y, float* z, int64_t all) {
+      ks[n] = {[c, chunk, m, k](const float* x, const float* y, float* z, int64_t all, int64_t) {
         int64_t i = 0;
         for (; i + chunk <= all; i += chunk) c->run(x + i * k, y, z + i * m);
         if (i < all) blas_sgemm(all - i, m, k, x + i * k, y, z + i * m);

@@ -74,17 +74,34 @@ func.func @mm(%a: tensor<@A@> {bufferization.writable = false},
 }
 )";
 
-std::string payload(int64_t m, int64_t n, int64_t k, int64_t ldb) {
+// The same product added to C's values (C += A B): the chunks of a k known only at run time
+// (matmul_choice.cpp) add up in C.
+const char* kAccumulatePayloadText = R"(
+func.func @mm(%a: tensor<@A@> {bufferization.writable = false},
+              %bp: tensor<@BP@> {bufferization.writable = false},
+              %out: memref<@C@>) attributes {llvm.emit_c_interface} {
+  %c = bufferization.to_tensor %out restrict writable : memref<@C@> to tensor<@C@>
+  %b = tensor.extract_slice %bp[0, 0] [@K@, @N@] [1, 1] : tensor<@BP@> to tensor<@B@>
+  %r = linalg.matmul ins(%a, %b : tensor<@A@>, tensor<@B@>) outs(%c : tensor<@C@>)
+      -> tensor<@C@>
+  bufferization.materialize_in_destination %r in restrict writable %out
+      : (tensor<@C@>, memref<@C@>) -> ()
+  return
+}
+)";
+
+std::string payload(int64_t m, int64_t n, int64_t k, int64_t ldb, bool accumulate) {
   auto type = [](int64_t r, int64_t c) {
     return std::to_string(r) + "x" + std::to_string(c) + "xf32";
   };
-  return substitute(kPayloadText, {{"@A@", type(m, k)},
-                                   {"@BP@", type(k, ldb)},
-                                   {"@B@", type(k, n)},
-                                   {"@C@", type(m, n)},
-                                   {"@K@", std::to_string(k)},
-                                   {"@N@", std::to_string(n)},
-                                   {"@LDB@", std::to_string(ldb)}});
+  return substitute(accumulate ? kAccumulatePayloadText : kPayloadText,
+                    {{"@A@", type(m, k)},
+                     {"@BP@", type(k, ldb)},
+                     {"@B@", type(k, n)},
+                     {"@C@", type(m, n)},
+                     {"@K@", std::to_string(k)},
+                     {"@N@", std::to_string(n)},
+                     {"@LDB@", std::to_string(ldb)}});
 }
 
 // The schedule: each part of the product (below) tiled for threads (scf.forall -> OpenMP), k
@@ -269,7 +286,7 @@ bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
          t.n.tail % host_target().float_lanes() == 0;
 }
 
-CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
+CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accumulate) {
   CodegenMatmul out;
   if (!codegen_matmul_fits(m, n, k)) {
     const RegisterTile reg = matmul_register_tile(host_target());
@@ -296,10 +313,10 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   std::string key;
   std::optional<disk_cache::CompileLock> compile_lock;  // held until the entry is stored
   if (!dir.empty()) {
-    const std::string text = payload(m, n, k, b_rows(n)) + schedule_text(tiles_for(m, n, k)) +
-                             kBufferize + kLower + llvm_pipeline_text() + "\nLLVM " +
-                             LLVM_VERSION_STRING + "\ncpu " + tmb.getCPU() + " " +
-                             tmb.getFeatures().getString() + "\nlt " + lt_mlir_passes_fingerprint();
+    const std::string text =
+        payload(m, n, k, b_rows(n), accumulate) + schedule_text(tiles_for(m, n, k)) + kBufferize +
+        kLower + llvm_pipeline_text() + "\nLLVM " + LLVM_VERSION_STRING + "\ncpu " + tmb.getCPU() +
+        " " + tmb.getFeatures().getString() + "\nlt " + lt_mlir_passes_fingerprint();
     key = cache_key("mm", text);
     out.cache_key = key;
     for (int attempt = 0; attempt < 2; ++attempt) {  // as the backend's graphs: a miss locks
@@ -320,7 +337,8 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
     }
     lt::metrics_impl::add("DiskCacheMiss");
   }
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(payload(m, n, k, b_rows(n)), ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(payload(m, n, k, b_rows(n), accumulate), ctx);
   OwningOpRef<ModuleOp> schedule =
       parseSourceString<ModuleOp>(schedule_text(tiles_for(m, n, k)), ctx);
   if (!module || !schedule) return fail("parse");
@@ -376,18 +394,19 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k) {
   return out;
 }
 
-std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k) {
+std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k,
+                                                           bool accumulate) {
   static std::mutex mu;
-  static auto* cache = new std::map<std::array<int64_t, 3>, std::shared_ptr<const CodegenMatmul>>();
+  static auto* cache = new std::map<std::array<int64_t, 4>, std::shared_ptr<const CodegenMatmul>>();
   std::lock_guard<std::mutex> lock(mu);
-  auto& slot = (*cache)[{m, n, k}];
+  auto& slot = (*cache)[{m, n, k, accumulate ? 1 : 0}];
   if (!slot) {
-    auto c = std::make_shared<CodegenMatmul>(compile_codegen_matmul(m, n, k));
+    auto c = std::make_shared<CodegenMatmul>(compile_codegen_matmul(m, n, k, accumulate));
     if (!c->run) {
       lt::metrics_impl::add("CodegenMatmulFailed");
-      std::fprintf(stderr,
-                   "lazytensor: MLIR matmul codegen failed for %ldx%ldx%ld; using BLAS (%s)\n",
-                   long(m), long(n), long(k), c->error.c_str());
+      std::fprintf(
+          stderr, "lazytensor: MLIR matmul codegen failed for %ldx%ldx%ld%s; using BLAS (%s)\n",
+          long(m), long(n), long(k), accumulate ? " (accumulating)" : "", c->error.c_str());
     } else {
       // The decision depends on the host (in the kernel's key: CPU, features, schedule) and on
       // the thread count both sides run with.

@@ -53,7 +53,8 @@ constexpr double kCloseCall = 2.5;
 // tail with a narrower register tile (whole vectors); k >= 32 (codegen_matmul_fits; otherwise
 // `error` says so).
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k);
-CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
+// `accumulate`: C += A B (C's values are read), else C = A B.
+CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accumulate = false);
 
 // The process's kernels by shape: compiled on first use (~30 ms; CodegenMatmulCompiles) or
 // loaded from the disk cache under LT_CACHE_DIR (DiskCacheHit, as the backend's graphs), kept
@@ -61,7 +62,8 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k);
 // BLAS), with the host's choice between it and OpenBLAS (`chosen`, measured once per shape and
 // thread count; under LT_CACHE_DIR kept as a note beside the kernel, so a later process on the
 // same CPU and features reads it instead of timing again: CodegenMatmulChoiceCached).
-std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k);
+std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k,
+                                                           bool accumulate = false);
 
 // The schedule's library matmuls that run a generated kernel (matmul_choice.cpp): float32, B
 // 2-d, a shape the kernel fits and whose kernel beat OpenBLAS on this host.
