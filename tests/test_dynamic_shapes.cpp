@@ -185,6 +185,24 @@ TEST_F(DynamicShapes, MatmulWithRunTimeKRunsTheGeneratedKernelOnChunksOfK) {
   EXPECT_GT(counter("CodegenMatmulRuns"), 0);
 }
 
+TEST_F(DynamicShapes, LinearWithRunTimeRowsRunsTransposedOnChunksOfColumns) {
+  // x W^T with the rows of x at run time runs as C^T = W x^T (W read as it lies): the columns of
+  // C^T in chunks of 64 on the kernel, each chunk of x^T and of C^T copied, the rest and a batch
+  // under 64 on OpenBLAS. Tolerance as above: k = 96 products; 1e-3 absolute.
+  setenv("LT_MLIR_MATMUL", "codegen", 1);
+  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+    return {(lt::matmul(v[0], v[1].t()) * 0.5f).relu()};
+  };
+  lt::manual_seed(11);
+  const lt::Tensor w = lt::randn({256, 96});
+  for (int64_t n : {100, 64, 130, 200, 20, 128}) check(f, {lt::randn({n, 96}), w}, 0, 1e-3, "n");
+  unsetenv("LT_MLIR_MATMUL");
+  EXPECT_EQ(counter("DynamicCompile"), 1) << lt::metrics::report();
+  EXPECT_EQ(counter("CodegenMatmulChunked"), 1);
+  EXPECT_GE(counter("CodegenMatmulTransposed"), 1);
+  EXPECT_GT(counter("CodegenMatmulRuns"), 0);
+}
+
 TEST_F(DynamicShapes, TrainingWithVariableBatchesMatchesEager) {
   // An MLP trained with SGD on both devices from equal weights; the batch size changes each
   // step. Weights after every step within 1e-4 (float32 matmuls and sums in other orders).

@@ -319,7 +319,7 @@ class MlirExecutable : public Executable {
         tr ? make_eager({rows, m}, kFloat32) : make_eager(nodes_[s.node].meta.sizes, kFloat32);
     s.matmul.run(static_cast<const float*>(a.raw_data_ptr()),
                  static_cast<const float*>(b.raw_data_ptr()),
-                 static_cast<float*>(out.raw_data_ptr()), rows, k);
+                 static_cast<float*>(out.raw_data_ptr()), rows, k, m);
     v[s.node] = tr ? permute_view(out, {1, 0}) : out;
     M::add("CodegenMatmulRuns");
     return true;

@@ -22,8 +22,9 @@ using PackedLookup = std::function<void (*(const std::string&))(void**)>;
 // the transposed product, so it computes C^T[m, rows] = B^T A^T (its `a` is B^T, its `b` A^T,
 // `rows` is m) and the step's value is the transposed view of that buffer.
 struct MatmulKernel {
-  // C[rows, m] = A[rows, k] B[k, m], row-major and contiguous (rows and k: this run's sizes).
-  std::function<void(const float* a, const float* b, float* c, int64_t rows, int64_t k)> run;
+  // C[rows, m] = A[rows, k] B[k, m], row-major and contiguous (this run's sizes).
+  std::function<void(const float* a, const float* b, float* c, int64_t rows, int64_t k, int64_t m)>
+      run;
   bool transposed = false;
   // It beat OpenBLAS when both ran alone (matmul_choice.cpp); false: a close call.
   bool won_alone = true;
