@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -126,12 +125,8 @@ MatmulKernel k_chunked(int64_t rows, int64_t m) {
             for (; c0 + kKChunk <= k; c0 += kKChunk) {
               const float* a = x;
               if (part) {
-                float* p = part.get();
-                parallel_for(rows, 64, [&](int64_t i0, int64_t i1) {
-                  for (int64_t i = i0; i < i1; ++i)
-                    std::memcpy(p + i * kKChunk, x + i * k + c0, kKChunk * sizeof(float));
-                });
-                a = p;
+                copy_rows(x + c0, k, part.get(), kKChunk, rows, kKChunk);
+                a = part.get();
               }
               c->run(a, y + c0 * m, z);
             }
@@ -172,15 +167,9 @@ MatmulKernel n_chunked(int64_t rows, int64_t k) {
             float *pb = bpart.get(), *pc = cpart.get();
             int64_t j0 = 0;
             for (; j0 + kNChunk <= m; j0 += kNChunk) {
-              parallel_for(k, 64, [&](int64_t i0, int64_t i1) {
-                for (int64_t i = i0; i < i1; ++i)
-                  std::memcpy(pb + i * kNChunk, y + i * m + j0, kNChunk * sizeof(float));
-              });
+              copy_rows(y + j0, m, pb, kNChunk, k, kNChunk);
               c->run(x, pb, pc);
-              parallel_for(rows, 64, [&](int64_t i0, int64_t i1) {
-                for (int64_t i = i0; i < i1; ++i)
-                  std::memcpy(z + i * m + j0, pc + i * kNChunk, kNChunk * sizeof(float));
-              });
+              copy_rows(pc, kNChunk, z + j0, m, rows, kNChunk);
             }
             if (j0 < m)
               blas_gemm<float>(false, false, rows, m - j0, k, x, k, y + j0, m, 0.0f, z + j0, m);

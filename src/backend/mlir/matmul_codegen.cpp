@@ -58,30 +58,14 @@ std::string substitute(std::string text,
 
 // The caller-owned-output calling convention of mlir_backend.cpp (../shared/notes/mlir-22.md).
 // B arrives with rows of @LDB@ floats, of which the product reads the first n (b_rows below).
+// @C0@ is C's start: zeros (C = A B), or C's own values (C += A B: the chunks of a k known only at
+// run time, matmul_choice.cpp, add up in C).
 const char* kPayloadText = R"(
 func.func @mm(%a: tensor<@A@> {bufferization.writable = false},
               %bp: tensor<@BP@> {bufferization.writable = false},
               %out: memref<@C@>) attributes {llvm.emit_c_interface} {
-  %cst = arith.constant 0.0 : f32
   %b = tensor.extract_slice %bp[0, 0] [@K@, @N@] [1, 1] : tensor<@BP@> to tensor<@B@>
-  %e = tensor.empty() : tensor<@C@>
-  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<@C@>) -> tensor<@C@>
-  %r = linalg.matmul ins(%a, %b : tensor<@A@>, tensor<@B@>) outs(%f : tensor<@C@>)
-      -> tensor<@C@>
-  bufferization.materialize_in_destination %r in restrict writable %out
-      : (tensor<@C@>, memref<@C@>) -> ()
-  return
-}
-)";
-
-// The same product added to C's values (C += A B): the chunks of a k known only at run time
-// (matmul_choice.cpp) add up in C.
-const char* kAccumulatePayloadText = R"(
-func.func @mm(%a: tensor<@A@> {bufferization.writable = false},
-              %bp: tensor<@BP@> {bufferization.writable = false},
-              %out: memref<@C@>) attributes {llvm.emit_c_interface} {
-  %c = bufferization.to_tensor %out restrict writable : memref<@C@> to tensor<@C@>
-  %b = tensor.extract_slice %bp[0, 0] [@K@, @N@] [1, 1] : tensor<@BP@> to tensor<@B@>
+@C0@
   %r = linalg.matmul ins(%a, %b : tensor<@A@>, tensor<@B@>) outs(%c : tensor<@C@>)
       -> tensor<@C@>
   bufferization.materialize_in_destination %r in restrict writable %out
@@ -89,19 +73,24 @@ func.func @mm(%a: tensor<@A@> {bufferization.writable = false},
   return
 }
 )";
+const char* kZeroC = R"(  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<@C@>
+  %c = linalg.fill ins(%cst : f32) outs(%e : tensor<@C@>) -> tensor<@C@>)";
+const char* kOwnC =
+    "  %c = bufferization.to_tensor %out restrict writable : memref<@C@> to tensor<@C@>";
 
 std::string payload(int64_t m, int64_t n, int64_t k, int64_t ldb, bool accumulate) {
   auto type = [](int64_t r, int64_t c) {
     return std::to_string(r) + "x" + std::to_string(c) + "xf32";
   };
-  return substitute(accumulate ? kAccumulatePayloadText : kPayloadText,
-                    {{"@A@", type(m, k)},
-                     {"@BP@", type(k, ldb)},
-                     {"@B@", type(k, n)},
-                     {"@C@", type(m, n)},
-                     {"@K@", std::to_string(k)},
-                     {"@N@", std::to_string(n)},
-                     {"@LDB@", std::to_string(ldb)}});
+  return substitute(kPayloadText, {{"@C0@", accumulate ? kOwnC : kZeroC},
+                                   {"@A@", type(m, k)},
+                                   {"@BP@", type(k, ldb)},
+                                   {"@B@", type(k, n)},
+                                   {"@C@", type(m, n)},
+                                   {"@K@", std::to_string(k)},
+                                   {"@N@", std::to_string(n)},
+                                   {"@LDB@", std::to_string(ldb)}});
 }
 
 // The schedule: each part of the product (below) tiled for threads (scf.forall -> OpenMP), k
@@ -267,15 +256,20 @@ std::function<void(const float*, const float*, float*)> packed_call(void (*packe
     std::unique_ptr<float, void (*)(void*)> padded(
         static_cast<float*>(cache_malloc(static_cast<size_t>(k * ldb) * sizeof(float))),
         cache_free);
-    float* p = padded.get();
-    parallel_for(k, 16, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) std::memcpy(p + r * ldb, b + r * n, n * sizeof(float));
-    });
-    call(a, p, c);
+    copy_rows(b, n, padded.get(), ldb, k, n);
+    call(a, padded.get(), c);
   };
 }
 
 }  // namespace
+
+void copy_rows(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int64_t rows,
+               int64_t cols) {
+  parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      std::memcpy(dst + r * dst_ld, src + r * src_ld, static_cast<size_t>(cols) * sizeof(float));
+  });
+}
 
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
   // k >= 32: with a short k each register tile's C loads and stores are not amortized (an MLP's
@@ -312,11 +306,12 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accum
   const std::string dir = disk_cache::dir();
   std::string key;
   std::optional<disk_cache::CompileLock> compile_lock;  // held until the entry is stored
+  const std::string payload_text = payload(m, n, k, b_rows(n), accumulate);
   if (!dir.empty()) {
-    const std::string text =
-        payload(m, n, k, b_rows(n), accumulate) + schedule_text(tiles_for(m, n, k)) + kBufferize +
-        kLower + llvm_pipeline_text() + "\nLLVM " + LLVM_VERSION_STRING + "\ncpu " + tmb.getCPU() +
-        " " + tmb.getFeatures().getString() + "\nlt " + lt_mlir_passes_fingerprint();
+    const std::string text = payload_text + schedule_text(tiles_for(m, n, k)) + kBufferize +
+                             kLower + llvm_pipeline_text() + "\nLLVM " + LLVM_VERSION_STRING +
+                             "\ncpu " + tmb.getCPU() + " " + tmb.getFeatures().getString() +
+                             "\nlt " + lt_mlir_passes_fingerprint();
     key = cache_key("mm", text);
     out.cache_key = key;
     for (int attempt = 0; attempt < 2; ++attempt) {  // as the backend's graphs: a miss locks
@@ -337,8 +332,7 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accum
     }
     lt::metrics_impl::add("DiskCacheMiss");
   }
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(payload(m, n, k, b_rows(n), accumulate), ctx);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(payload_text, ctx);
   OwningOpRef<ModuleOp> schedule =
       parseSourceString<ModuleOp>(schedule_text(tiles_for(m, n, k)), ctx);
   if (!module || !schedule) return fail("parse");
