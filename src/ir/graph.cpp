@@ -181,15 +181,16 @@ Graph detached_copy(const Graph& g) {
 }
 
 namespace {
-// Printed ids: leaves that share an input slot (one buffer) print once.
+// Printed ids: data leaves that share an input slot (one buffer) print once (each parameter
+// has a slot of its own).
 struct Ids {
   std::map<const Node*, size_t> id;
   std::vector<const Node*> shown;
   explicit Ids(const Graph& g) {
-    std::map<std::pair<int, int64_t>, size_t> leaf;
+    std::map<int64_t, size_t> leaf;
     for (const Node* n : g.order) {
-      if (n->kind == NodeKind::Data || n->kind == NodeKind::Param) {
-        auto [it, fresh] = leaf.try_emplace({static_cast<int>(n->kind), n->slot}, shown.size());
+      if (n->kind == NodeKind::Data) {
+        auto [it, fresh] = leaf.try_emplace(n->slot, shown.size());
         id[n] = it->second;
         if (!fresh) continue;
       } else {
