@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -148,6 +149,39 @@ TEST_F(Lazy, MarkStepRunsOneGraphForAllLiveTensors) {
   for (int i = 0; i < 4; ++i) {
     EXPECT_FLOAT_EQ(bv[i], av[i] + 1.5f);
     EXPECT_FLOAT_EQ(cv[i], av[i] * 2.5f);
+  }
+}
+
+// softmax, log_softmax and logsumexp subtract the maximum for range only; their value does not
+// depend on it, so backward does not differentiate it (PyTorch's formulas have no such term):
+// the recorded gradient has the forward's one amax and no mask of the maximum (eq), and at a
+// tie it matches the closed form.
+TEST_F(Lazy, SoftmaxGradientsIgnoreTheShiftByTheMaximum) {
+  const std::vector<std::pair<const char*, std::function<lt::Tensor(const lt::Tensor&)>>> fns = {
+      {"softmax", [](const lt::Tensor& x) { return lt::softmax(x, 1); }},
+      {"log_softmax", [](const lt::Tensor& x) { return lt::log_softmax(x, 1); }},
+      {"logsumexp", [](const lt::Tensor& x) { return lt::logsumexp(x, {1}, true); }}};
+  for (const auto& [name, f] : fns) {
+    lt::Tensor xe = lt::tensor({3.0, 3.0, 1.0, -2.0, 0.5, 0.5}, lt::kFloat64).reshape({2, 3});
+    lt::Tensor w = lt::tensor({0.3, -1.2, 2.0, 0.7, 0.1, -0.4}, lt::kFloat64).reshape({2, 3});
+    lt::Tensor xl = xe.to(kLazy).requires_grad_(true);
+    xe.requires_grad_(true);
+    lt::Tensor we = name == std::string("logsumexp") ? w.sum(1, true) : w;
+    (f(xl) * we.to(kLazy)).sum().backward();
+    (f(xe) * we).sum().backward();
+    const std::string ir = lt::debug::ir_text({xl.grad()});
+    size_t amax = 0;
+    for (size_t at = ir.find("amax("); at != std::string::npos; at = ir.find("amax(", at + 1))
+      ++amax;
+    EXPECT_EQ(amax, 1u) << name << "\n" << ir;
+    EXPECT_EQ(ir.find(" eq("), std::string::npos) << name << "\n" << ir;
+    // Closed forms: softmax p * (w - sum(w p)); log_softmax w - p sum(w); logsumexp p * w.
+    lt::Tensor x = xe.detach(), p = lt::softmax(x, 1);
+    lt::Tensor want = name == std::string("softmax")       ? p * (w - (w * p).sum(1, true))
+                      : name == std::string("log_softmax") ? w - p * w.sum(1, true)
+                                                           : p * we;
+    EXPECT_TRUE(lt::allclose(xl.grad().cpu(), want, 1e-15, 1e-15)) << name;
+    EXPECT_TRUE(lt::allclose(xe.grad(), want, 1e-15, 1e-15)) << name;
   }
 }
 

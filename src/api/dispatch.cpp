@@ -67,6 +67,11 @@ Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   return r;
 }
 
+Tensor without_history(Tensor fresh) {
+  fresh.impl()->autograd = nullptr;
+  return fresh;
+}
+
 Tensor known_values(const Tensor& t) {
   if (!t.defined() || !t.device().is_lazy()) return t;
   return hook(lazy_hooks().known_value, "lazy.known_value")(t);

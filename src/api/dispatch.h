@@ -23,6 +23,12 @@ void assign_value(Tensor& self, const Tensor& v);
 // In-place: compute op(self, others...) and write it into self (checks shape and dtype).
 Tensor& inplace(OpKind op, const Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = kNoAttrs);
 
+// A composite's stop-gradient: `fresh`, an op's result that nothing else holds yet, loses its
+// autograd history (Tensor::detach lives above this layer). For a shift such as softmax's
+// maximum, whose gradient is 0 exactly: backward then neither computes it nor leaves the
+// rounding residue of a sum that cancels.
+Tensor without_history(Tensor fresh);
+
 // The values of `t` if they are known without running a graph (an eager tensor, or lazy
 // device data and views of it); undefined otherwise. For value checks at the user's call.
 Tensor known_values(const Tensor& t);

@@ -201,7 +201,7 @@ Tensor softmax(const Tensor& t, int64_t dim) {
   Tensor x = as_float(t);
   dim = wrap_dim(dim, x.dim(), "softmax");
   if (x.numel() == 0) return x.clone();
-  Tensor e = exp(x - amax(x, dim, true));
+  Tensor e = exp(x - without_history(amax(x, dim, true)));  // softmax ignores the shift
   return e / sum(e, dim, true);
 }
 Tensor log_softmax(const Tensor& t, int64_t dim) {
@@ -211,7 +211,7 @@ Tensor log_softmax(const Tensor& t, int64_t dim) {
   Tensor x = as_float(t);
   dim = wrap_dim(dim, x.dim(), "log_softmax");
   if (x.numel() == 0) return x.clone();
-  Tensor s = x - amax(x, dim, true);
+  Tensor s = x - without_history(amax(x, dim, true));  // log_softmax ignores the shift
   return s - log(sum(exp(s), dim, true));
 }
 Tensor Tensor::softmax(int64_t d) const { return lt::softmax(*this, d); }

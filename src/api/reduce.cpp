@@ -105,7 +105,7 @@ Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim) {
     return in_compute_dtype(t, [&](const Tensor& t) { return logsumexp(t, dims, keepdim); });
   Tensor x = is_floating(t.dtype()) ? t : t.to(kFloat32);
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
-  Tensor m = amax(x, dims, true);
+  Tensor m = without_history(amax(x, dims, true));  // the result ignores the shift
   Tensor finite = abs(m) != std::numeric_limits<double>::infinity();
   Tensor ms = where(finite, m, 0.0);
   Tensor r = log(sum(exp(x - ms), dims, true)) + ms;
