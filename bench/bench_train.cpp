@@ -17,8 +17,23 @@
 //   peak_rss_*: how much the resident set grows over setup while training (MB; run each in its
 //     own process, as compare.py does), plus tensor_peak_MB: the peak of live tensor buffers
 //     in steady-state steps (lt::memory), the figure donation lowers.
+//   main_job_vs_mlp_step (lt_mlir): the main job's loop (lt-train's default: Fashion-MNIST,
+//     Flatten + MLP 784-256-10, Adam(1e-3), shuffled batches of 64 moved to the device each
+//     step, the loss read after each step, the test set's accuracy after each epoch) against
+//     mlp_step and mlp_adam_step in one process, interleaved in blocks of 94 steps so that the
+//     machine's phase is the same for all three; one warm-up epoch, then 3 timed epochs.
+//     value = the main job's steps/s over mlp_step's (the goal: at least 0.85);
+//     vs_adam = the same over mlp_adam_step's (same optimizer: what the program adds, data,
+//     loss reads and evaluation); main_steps_s, mlp_steps_s, mlp_adam_steps_s: the rates;
+//     data_share, eval_share: the main job's time in the loader (the batch's gather) and in the
+//     evaluation, as fractions of its epoch.
+//     Skipped when the data set is not installed.
 // Compiles happen in warm-up steps, outside the timed loop.
 // Run: ./build/bench/bench_train
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
 #include "bench_util.h"
 #include "charlm.h"
 #include "models.h"
@@ -167,6 +182,103 @@ struct Resnet {
   }
 };
 
+// main_job_vs_mlp_step (above). The epoch's time is its steps' (data included) plus its
+// evaluation; each of the other two runs as many steps, each block right after the main job's.
+void main_job_vs_mlp_step(benchmark::State& st, Sys s) {
+  const lt::Device d = ltb::enter(s);
+  lt::data::Dataset train, test;
+  try {
+    train = lt::data::fashion_mnist("train");
+    test = lt::data::fashion_mnist("test");
+  } catch (const lt::Error& e) {
+    st.SkipWithError(e.what());
+    return;
+  }
+  lt::manual_seed(0);
+  lt::nn::Sequential net(lt::nn::Flatten(), lt::nn::Linear(784, 256), lt::nn::ReLU(),
+                         lt::nn::Linear(256, 10));
+  net->to(d);
+  lt::optim::Adam adam(net->parameters(), lt::optim::AdamOptions(1e-3));
+  lt::data::DataLoader loader(train, 64, true, 0);
+  Mlp sgd_step(d);
+  MlpAdam adam_step(d);
+  auto evaluate = [&] {
+    lt::NoGradGuard g;
+    net->eval();
+    int64_t correct = 0;
+    for (const lt::data::Batch& b : lt::data::DataLoader(test, 1000, false))
+      correct += (net->forward(b.data.to(d)).argmax(1) == b.target.to(d)).sum().item<int64_t>();
+    net->train();
+    return correct;
+  };
+  using Clock = std::chrono::steady_clock;
+  auto secs = [](Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  constexpr int kBlock = 94, kEpochs = 3;
+  std::vector<double> ratio, vs_adam, main_rate, sgd_rate, adam_rate, data_share, eval_share;
+  for (auto _ : st) {
+    for (int epoch = 0; epoch <= kEpochs; ++epoch) {  // epoch 0: warm-up (compiles)
+      double t_main = 0, t_sgd = 0, t_adam = 0, t_data = 0;
+      int64_t steps = 0;
+      auto it = loader.begin();
+      while (it != loader.end()) {
+        Clock::time_point t0 = Clock::now();
+        int n = 0;
+        for (; n < kBlock && it != loader.end(); ++n) {
+          const Clock::time_point td = Clock::now();
+          const lt::data::Batch b = *it;
+          ++it;
+          t_data += secs(td);
+          adam.zero_grad();
+          lt::Tensor loss = lt::cross_entropy(net->forward(b.data.to(d)), b.target.to(d));
+          loss.backward();
+          adam.step();
+          benchmark::DoNotOptimize(loss.item<double>());
+        }
+        t_main += secs(t0);
+        steps += n;
+        t0 = Clock::now();
+        for (int i = 0; i < n; ++i) sgd_step.step();
+        lt::wait_device_ops();
+        t_sgd += secs(t0);
+        t0 = Clock::now();
+        for (int i = 0; i < n; ++i) adam_step.step();
+        lt::wait_device_ops();
+        t_adam += secs(t0);
+      }
+      Clock::time_point t0 = Clock::now();
+      benchmark::DoNotOptimize(evaluate());
+      const double t_eval = secs(t0);
+      t_main += t_eval;
+      if (epoch == 0) {
+        lt::wait_for_compiles();
+        continue;
+      }
+      const double n = static_cast<double>(steps);
+      main_rate.push_back(n / t_main);
+      sgd_rate.push_back(n / t_sgd);
+      adam_rate.push_back(n / t_adam);
+      ratio.push_back(t_sgd / t_main);
+      vs_adam.push_back(t_adam / t_main);
+      data_share.push_back(t_data / t_main);
+      eval_share.push_back(t_eval / t_main);
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  st.counters["value"] = median(ratio);
+  st.counters["vs_adam"] = median(vs_adam);
+  st.counters["main_steps_s"] = median(main_rate);
+  st.counters["mlp_steps_s"] = median(sgd_rate);
+  st.counters["mlp_adam_steps_s"] = median(adam_rate);
+  st.counters["data_share"] = median(data_share);
+  st.counters["eval_share"] = median(eval_share);
+  st.SetLabel("x mlp_step");
+}
+
 template <typename Model>
 void train_step(benchmark::State& st, Sys s, int warmup) {
   const lt::Device d = ltb::enter(s);
@@ -219,6 +331,8 @@ const bool registered = [] {
   ltb::add(
       "charlm_step", ltb::kAll, [](benchmark::State& st, Sys s) { train_step<CharLm>(st, s, 2); },
       [](auto* b) { b->Unit(benchmark::kMillisecond)->MinTime(2.0); });
+  ltb::add("main_job_vs_mlp_step", {Sys::Mlir}, main_job_vs_mlp_step,
+           [](auto* b) { b->Iterations(1)->Unit(benchmark::kMillisecond); });
   ltb::add(
       "peak_rss_mlp_step", ltb::kAll,
       [](benchmark::State& st, Sys s) { peak_rss<Mlp>(st, s, 3, 20); },
