@@ -116,11 +116,8 @@ MatmulKernel k_chunked(int64_t rows, int64_t m) {
               return;
             }
             std::fill(z, z + rows * m, 0.0f);
-            std::unique_ptr<float, void (*)(void*)> part(
-                k == kKChunk ? nullptr
-                             : static_cast<float*>(cache_malloc(
-                                   static_cast<size_t>(rows * kKChunk) * sizeof(float))),
-                cache_free);
+            ScratchFloats part =
+                k == kKChunk ? ScratchFloats(nullptr, cache_free) : scratch_floats(rows * kKChunk);
             int64_t c0 = 0;
             for (; c0 + kKChunk <= k; c0 += kKChunk) {
               const float* a = x;
@@ -158,12 +155,8 @@ MatmulKernel n_chunked(int64_t rows, int64_t k) {
               c->run(x, y, z);
               return;
             }
-            auto scratch = [](int64_t n) {
-              return std::unique_ptr<float, void (*)(void*)>(
-                  static_cast<float*>(cache_malloc(static_cast<size_t>(n) * sizeof(float))),
-                  cache_free);
-            };
-            auto bpart = scratch(k * kNChunk), cpart = scratch(rows * kNChunk);
+            ScratchFloats bpart = scratch_floats(k * kNChunk),
+                          cpart = scratch_floats(rows * kNChunk);
             float *pb = bpart.get(), *pc = cpart.get();
             int64_t j0 = 0;
             for (; j0 + kNChunk <= m; j0 += kNChunk) {

@@ -253,9 +253,7 @@ std::function<void(const float*, const float*, float*)> packed_call(void (*packe
   };
   if (ldb == n) return [call, code](const float* a, const float* b, float* c) { call(a, b, c); };
   return [call, code, n, k, ldb](const float* a, const float* b, float* c) {
-    std::unique_ptr<float, void (*)(void*)> padded(
-        static_cast<float*>(cache_malloc(static_cast<size_t>(k * ldb) * sizeof(float))),
-        cache_free);
+    ScratchFloats padded = scratch_floats(k * ldb);
     copy_rows(b, n, padded.get(), ldb, k, n);
     call(a, padded.get(), c);
   };
@@ -269,6 +267,11 @@ void copy_rows(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int
     for (int64_t r = r0; r < r1; ++r)
       std::memcpy(dst + r * dst_ld, src + r * src_ld, static_cast<size_t>(cols) * sizeof(float));
   });
+}
+
+ScratchFloats scratch_floats(int64_t n) {
+  return ScratchFloats(static_cast<float*>(cache_malloc(static_cast<size_t>(n) * sizeof(float))),
+                       cache_free);
 }
 
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {

@@ -57,6 +57,10 @@ bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k);
 // the threads: the blocks the kernel's callers copy into its row-major layout and back.
 void copy_rows(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int64_t rows,
                int64_t cols);
+// n floats from the buffer cache (cache_malloc), freed with the handle: the kernel callers'
+// scratch (B with padded rows, a chunk of A's columns or of B's and C's).
+using ScratchFloats = std::unique_ptr<float, void (*)(void*)>;
+ScratchFloats scratch_floats(int64_t n);
 // `accumulate`: C += A B (C's values are read), else C = A B.
 CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accumulate = false);
 
