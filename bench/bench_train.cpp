@@ -195,22 +195,12 @@ void main_job_vs_mlp_step(benchmark::State& st, Sys s) {
     return;
   }
   lt::manual_seed(0);
-  lt::nn::Sequential net(lt::nn::Flatten(), lt::nn::Linear(784, 256), lt::nn::ReLU(),
-                         lt::nn::Linear(256, 10));
+  lt::nn::Sequential net = models::mlp();
   net->to(d);
   lt::optim::Adam adam(net->parameters(), lt::optim::AdamOptions(1e-3));
   lt::data::DataLoader loader(train, 64, true, 0);
   Mlp sgd_step(d);
   MlpAdam adam_step(d);
-  auto evaluate = [&] {
-    lt::NoGradGuard g;
-    net->eval();
-    int64_t correct = 0;
-    for (const lt::data::Batch& b : lt::data::DataLoader(test, 1000, false))
-      correct += (net->forward(b.data.to(d)).argmax(1) == b.target.to(d)).sum().item<int64_t>();
-    net->train();
-    return correct;
-  };
   using Clock = std::chrono::steady_clock;
   auto secs = [](Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -248,7 +238,8 @@ void main_job_vs_mlp_step(benchmark::State& st, Sys s) {
         t_adam += secs(t0);
       }
       Clock::time_point t0 = Clock::now();
-      benchmark::DoNotOptimize(evaluate());
+      benchmark::DoNotOptimize(models::accuracy(
+          *net, [&](const lt::Tensor& x) { return net->forward(x); }, test, d));
       const double t_eval = secs(t0);
       t_main += t_eval;
       if (epoch == 0) {

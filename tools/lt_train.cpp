@@ -249,7 +249,7 @@ LT_MODULE(RowLstm);
 Model make_model(const std::string& name) {
   using namespace lt::nn;
   if (name == "mlp") {
-    Sequential s(Flatten(), Linear(784, 256), ReLU(), Linear(256, 10));
+    Sequential s = models::mlp();
     return {s.ptr(), [s](const lt::Tensor& x) { return s->forward(x); }};
   }
   if (name == "cnn") {
@@ -386,19 +386,6 @@ int launch(const Args& a, char** argv) {
     std::filesystem::remove_all(own_cache, ec);
   }
   return result;
-}
-
-double accuracy(Model& m, const lt::data::Dataset& test, lt::Device dev) {
-  lt::NoGradGuard g;
-  m.module->eval();
-  lt::data::DataLoader loader(test, 1000, false);
-  int64_t correct = 0;
-  for (const lt::data::Batch& b : loader) {
-    lt::Tensor pred = m.forward(b.data.to(dev)).argmax(1);
-    correct += (pred == b.target.to(dev)).sum().item<int64_t>();
-  }
-  m.module->train();
-  return static_cast<double>(correct) / static_cast<double>(test.size());
 }
 
 std::string fmt_time(double s) {
@@ -634,7 +621,7 @@ int main(int argc, char** argv) {
       if (tty) std::cout << "\n";
       if (!main_rank) continue;  // the others go on to the next epoch's first collective
       const auto t_eval0 = Clock::now();
-      acc = accuracy(m, test, dev);
+      acc = models::accuracy(*m.module, m.forward, test, dev);
       const double t_eval = since(t_eval0), secs = since(t0);
       std::printf("epoch %lld: test accuracy %.2f%%  (%.1f s, %.0f steps/s)\n",
                   static_cast<long long>(epoch), 100.0 * acc, secs,

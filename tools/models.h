@@ -3,8 +3,31 @@
 #include <lt/lt.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace models {
+
+// lt-train --model mlp (the main job): images [B, 28, 28] -> logits [B, 10].
+inline lt::nn::Sequential mlp() {
+  using namespace lt::nn;
+  return Sequential(Flatten(), Linear(784, 256), ReLU(), Linear(256, 10));
+}
+
+// lt-train's test-set evaluation: the fraction of `test` that `forward` classifies right, in
+// batches of 1000, without gradients and with `module` in eval mode (back in train mode after).
+inline double accuracy(lt::nn::Module& module,
+                       const std::function<lt::Tensor(const lt::Tensor&)>& forward,
+                       const lt::data::Dataset& test, lt::Device dev) {
+  lt::NoGradGuard g;
+  module.eval();
+  int64_t correct = 0;
+  for (const lt::data::Batch& b : lt::data::DataLoader(test, 1000, false)) {
+    lt::Tensor pred = forward(b.data.to(dev)).argmax(1);
+    correct += (pred == b.target.to(dev)).sum().item<int64_t>();
+  }
+  module.train();
+  return static_cast<double>(correct) / static_cast<double>(test.size());
+}
 
 // A residual block: conv-BN-ReLU-conv-BN plus the input (through a strided 1x1 conv and BN
 // where the shape changes), then ReLU.
