@@ -53,10 +53,10 @@ void random_kernel(OpKind op, uint64_t seed, uint64_t offset, int64_t low, int64
                    const Tensor& out);
 
 // C[m, n] = op(A) op(B) + beta C through OpenBLAS, which runs single-threaded (row-major; ta/tb: A
-// or B transposed, with leading dims lda, ldb, ldc), on our threads: a product of 2^27 flops or
-// more is split into one part per thread of lt::run_threads() (rows of C, or columns when it has
-// few rows), each a single-threaded OpenBLAS call; inside a parallel region, or smaller, it runs
-// whole here.
+// or B transposed, with leading dims lda, ldb, ldc), on our threads: a product is split into
+// parts of at least 2^20 flops, up to one per thread of lt::run_threads() (rows of C, or columns
+// when it has few rows), each a single-threaded OpenBLAS call; inside a parallel region, or under
+// 2^21 flops, it runs whole here.
 template <typename T>
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                const T* b, int64_t ldb, T beta, T* c, int64_t ldc);

@@ -45,8 +45,14 @@ MatLayout layout_of(int64_t rows, int64_t cols, int64_t srow, int64_t scol) {
 // each call against our OpenMP workers on a 2-core machine (which spun back for 1 ms), and its
 // thread count was one process-wide setting that each call had to set. Split in parts, a product
 // runs as fast as on OpenBLAS's threads (AVX-512 host, 2 threads: 1024^3 7.73 against 7.71 ms,
-// 512^3 1.00 against 0.98-1.52 ms). Under 2^27 flops a product runs whole on the calling thread.
-constexpr int64_t kThreadedFlops = int64_t{1} << 27;
+// 512^3 1.00 against 0.98-1.52 ms).
+// Each part is at least kPartFlops: at most ~5 us even at 200 GFLOP/s a thread (more than any
+// host's per-thread peak), so a part outweighs the fork/join (1.5-5 us, par_threshold.cpp)
+// wherever the product is split. The rule was "under 2^27 flops, one thread": an MLP's products
+// at a batch of 64 (26 Mflop) then ran on one thread (AVX-512 host, interleaved:
+// mlp_step/lt_eager 930-958 -> 1450-1590 steps/s, mlp_step/lt_mlir 2.21-2.29k -> 2.51-2.59k;
+// the transformer, LSTM, ResNet and char-LM steps unchanged within noise).
+constexpr int64_t kPartFlops = int64_t{1} << 20;
 
 // OpenBLAS's own threads are never used: its count is set to one once, at load, and the pool its
 // initializer started is shut down. Left alone, those threads spun on sched_yield for the first
@@ -76,9 +82,8 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
       cblas_dgemm(CblasRowMajor, A, B, r1 - r0, c1 - c0, k, 1.0, ap, lda, bp, ldb, beta,
                   c + r0 * ldc + c0, ldc);
   };
-  const int64_t threads = 2 * m * n * k < kThreadedFlops || omp_in_parallel()
-                              ? 1
-                              : std::min<int64_t>(run_threads(), m * n);
+  const int64_t threads =
+      omp_in_parallel() ? 1 : std::min<int64_t>({run_threads(), m * n, 2 * m * n * k / kPartFlops});
   if (threads <= 1) {
     call(0, m, 0, n);
     return;
@@ -183,10 +188,10 @@ void matmul_typed(Tensor a, Tensor b, const Tensor& out) {
                     be.stride(-1), c);
     }
   };
-  // Batches of products too small to split (attention's per-head products) run on our threads,
-  // a share of the batches each, instead of one after another while our OpenMP workers spun.
-  // Bigger products are split themselves, batch by batch.
-  if (batches > 1 && 2 * rows * m * k < kThreadedFlops) {
+  // Batches of products too small to give each thread a part (attention's per-head products)
+  // run on our threads, a share of the batches each, instead of one after another while our
+  // OpenMP workers spun. Bigger products are split themselves, batch by batch.
+  if (batches > 1 && 2 * rows * m * k < kPartFlops * run_threads()) {
     parallel_for(batches, 1, run);
   } else {
     run(0, batches);
