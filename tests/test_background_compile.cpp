@@ -31,6 +31,8 @@ class Background : public ::testing::Test {
   void TearDown() override {
     lt::wait_for_compiles();
     setenv("LT_COMPILE", "sync", 1);
+    unsetenv("LT_QUICK_TIER");
+    unsetenv("LT_TIER_UP");
   }
 };
 
@@ -89,6 +91,77 @@ TEST_F(Background, ChangedSizesCompileGenericCodeFromItsSecondRun) {
   for (int64_t rows : {17, 45, 64, 100}) expect_step_matches(lt::randn({rows, 64}), "generic");
   EXPECT_EQ(counter("InterpretedRuns"), interpreted) << "the generic code served every size";
   EXPECT_EQ(counter("UncachedCompile"), 1);
+}
+
+// A product over the rows of x [n, 96] (its k is the size that changes: a Linear's weight
+// gradient in a loop of changing batch sizes), then elementwise work.
+lt::Tensor product(const lt::Tensor& x) { return x.t().matmul(x).tanh().sum(1); }
+
+void expect_product_matches(int64_t rows, const char* what) {
+  const lt::Tensor x = lt::randn({rows, 96});
+  lt::Tensor lazy = product(x.to(kLazy));
+  lt::mark_step();
+  EXPECT_TRUE(lt::allclose(lazy.to("cpu"), product(x), 1e-4, 1e-5)) << what << ", rows " << rows;
+}
+
+// Generic code compiled in the background comes in two tiers: Quick code (LLVM's fast code
+// generation, OpenBLAS for the product: no kernel compiled) serves the sizes first, and Full
+// code replaces it once the Quick code has run LT_TIER_UP times as long as its compile took (0
+// here: at once). Each tier's results match eager.
+TEST_F(Background, GenericCodeComesQuickFirstThenFull) {
+  setenv("LT_TIER_UP", "0", 1);
+  lt::manual_seed(5);
+  const int64_t kernels = counter("CodegenMatmulCompiles");
+  expect_product_matches(20, "static, on interp");
+  expect_product_matches(33, "sizes changed: generic, on interp");
+  expect_product_matches(27, "generic's second run: the quick compile starts");
+  EXPECT_EQ(counter("QuickCompile"), 1);
+  EXPECT_EQ(counter("TierUpCompile"), 0);
+  lt::wait_for_compiles();
+  EXPECT_EQ(counter("CodegenMatmulCompiles"), kernels) << "quick code compiles no kernel";
+  const int64_t interpreted = counter("InterpretedRuns");
+  expect_product_matches(17, "quick code; the full compile starts");
+  EXPECT_EQ(counter("InterpretedRuns"), interpreted) << "the quick code ran";
+  EXPECT_EQ(counter("TierUpCompile"), 1);
+  EXPECT_EQ(counter("DynamicCompile"), 2);
+  lt::wait_for_compiles();
+  for (int64_t rows : {45, 64, 100, 17}) expect_product_matches(rows, "full code");
+  EXPECT_EQ(counter("InterpretedRuns"), interpreted);
+  EXPECT_EQ(counter("TierUpCompile"), 1) << "one full compile";
+  EXPECT_EQ(counter("UncachedCompile"), 2);
+}
+
+// By default the Full compile waits until the Quick code has run 4 times as long as its own
+// compile took (~0.1 s here): a few short runs never start it.
+TEST_F(Background, QuickCodeThatRanBrieflyIsNotRecompiled) {
+  lt::manual_seed(6);
+  for (int64_t rows : {20, 33, 27}) expect_product_matches(rows, "up to the quick compile");
+  lt::wait_for_compiles();
+  for (int64_t rows : {45, 64, 100}) expect_product_matches(rows, "quick code");
+  EXPECT_EQ(counter("QuickCompile"), 1);
+  EXPECT_EQ(counter("TierUpCompile"), 0);
+}
+
+// LT_QUICK_TIER=off: one Full compile; =only: one Quick compile, with LT_COMPILE=sync too.
+TEST_F(Background, QuickTierSettings) {
+  setenv("LT_QUICK_TIER", "off", 1);
+  setenv("LT_TIER_UP", "0", 1);
+  lt::manual_seed(7);
+  for (int64_t rows : {20, 33, 27}) expect_product_matches(rows, "off: up to the compile");
+  lt::wait_for_compiles();
+  for (int64_t rows : {45, 64}) expect_product_matches(rows, "off: full code");
+  EXPECT_EQ(counter("QuickCompile"), 0);
+  EXPECT_EQ(counter("TierUpCompile"), 0);
+  EXPECT_EQ(counter("DynamicCompile"), 1);
+
+  setenv("LT_QUICK_TIER", "only", 1);
+  setenv("LT_COMPILE", "sync", 1);
+  lt::clear_compile_cache();
+  const int64_t kernels = counter("CodegenMatmulCompiles");
+  const int64_t compiles = counter("DynamicCompile");
+  for (int64_t rows : {21, 34, 46, 65}) expect_product_matches(rows, "only, sync: quick code");
+  EXPECT_EQ(counter("DynamicCompile"), compiles + 1);
+  EXPECT_EQ(counter("CodegenMatmulCompiles"), kernels) << "quick code compiles no kernel";
 }
 
 // A graph whose second run comes long after its first (a training loop's last partial batch,

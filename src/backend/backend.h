@@ -33,6 +33,13 @@ class Executable {
   bool may_fail = false;
 };
 
+// What a compile spends on the speed of its code. Quick: LLVM's fast instruction selection and
+// register allocation, and OpenBLAS for every library matmul (no kernels compiled or timed):
+// about half the compile for code that runs up to ~25% slower. A background compile of
+// shape-generic code makes Quick code first, then Full code once the Quick code has run long
+// enough (lazy/background_compile.h).
+enum class Tier { Full, Quick };
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -43,7 +50,8 @@ class Backend {
   // time (RunArgs::graph), for every graph `dyn` admits. nullptr: the backend declines (it
   // cannot make code generic for some op); the caller compiles g as it is.
   virtual std::unique_ptr<Executable> compile_generic(const ir::Graph&,
-                                                      std::shared_ptr<ir::DynamicShapes>) {
+                                                      std::shared_ptr<ir::DynamicShapes>,
+                                                      Tier = Tier::Full) {
     return nullptr;
   }
   // Host measurements that compiles rely on (timings of the host), made on the caller's thread

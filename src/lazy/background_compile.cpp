@@ -28,8 +28,10 @@ namespace M = metrics_impl;
 struct TieredExecutable::Job {
   ir::Graph graph;  // a detached copy, freed by the worker once compiled
   CompileFn fn;
+  backend::Tier tier = backend::Tier::Full;
   std::string what;
   std::shared_ptr<backend::Executable> exe;  // written before `done` is set
+  int64_t ns = 0;                            // the compile's wall time, written before `done`
   std::atomic<bool> done{false};
   bool failed = false;  // threw: the graph stays on the interpreter (written before `done`)
   std::atomic<bool> dropped{false};  // taken off the queue unstarted: the next run starts it again
@@ -146,7 +148,7 @@ class Worker {
     const auto t0 = std::chrono::steady_clock::now();
     std::shared_ptr<backend::Executable> exe;
     try {
-      exe = job.fn(job.graph);
+      exe = job.fn(job.graph, job.tier);
     } catch (const std::exception& e) {
       // The synchronous path would have thrown at the barrier; here the graph simply stays on
       // the interpreter, which gives the same results.
@@ -161,6 +163,7 @@ class Worker {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
             .count();
     M::add_time("BackgroundCompileTime", ns);
+    job.ns = ns;
     if (M::debug_enabled())
       std::fprintf(stderr, "lazytensor: background compile of graph %s (%s) done in %.0f ms%s\n",
                    ir::hash_hex(job.graph.key).c_str(), job.what.c_str(),
@@ -191,21 +194,44 @@ ExitGuard::~ExitGuard() {
 
 TieredExecutable::TieredExecutable(CompileFn fn, bool generic, const ir::Graph* launch_now,
                                    std::string what)
-    : fn_(std::move(fn)), generic_(generic), what_(std::move(what)) {
-  if (launch_now) launch(*launch_now);
+    : fn_(std::move(fn)),
+      generic_(generic),
+      tiers_(generic && config::choice("LT_QUICK_TIER") == "tiered"),
+      tier_up_(config::real("LT_TIER_UP")),
+      what_(std::move(what)) {
+  if (launch_now) launch(*launch_now, first_tier(), job_);
 }
 
 TieredExecutable::~TieredExecutable() = default;
 
-void TieredExecutable::launch(const ir::Graph& g) {
+void TieredExecutable::launch(const ir::Graph& g, backend::Tier tier, std::shared_ptr<Job>& into) {
   M::add("UncachedCompile");
   M::add(generic_ ? "DynamicCompile" : "StaticCompile");
   M::add("BackgroundCompile");
-  job_ = std::make_shared<Job>();
-  job_->graph = ir::detached_copy(g);
-  job_->fn = fn_;
-  job_->what = what_;
-  Worker::worker().submit(job_);
+  if (tiers_) M::add(tier == backend::Tier::Quick ? "QuickCompile" : "TierUpCompile");
+  into = std::make_shared<Job>();
+  into->graph = ir::detached_copy(g);
+  into->fn = fn_;
+  into->tier = tier;
+  into->what = !tiers_ ? what_ : what_ + (tier == backend::Tier::Quick ? ", quick" : ", full");
+  Worker::worker().submit(into);
+}
+
+std::vector<Tensor> TieredExecutable::run_quick(backend::Executable& e,
+                                                const backend::RunArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Tensor> out = e.run(args);
+  quick_ns_ +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  if (static_cast<double>(quick_ns_) >= tier_up_ * static_cast<double>(job_->ns))
+    launch(*args.graph, backend::Tier::Full, full_);
+  return out;
+}
+
+backend::Tier TieredExecutable::first_tier() const {
+  return tiers_ || (generic_ && config::choice("LT_QUICK_TIER") == "only") ? backend::Tier::Quick
+                                                                           : backend::Tier::Full;
 }
 
 bool TieredExecutable::declined() const {
@@ -216,10 +242,22 @@ std::vector<Tensor> TieredExecutable::run(const backend::RunArgs& args) {
   if (job_ && job_->done.load(std::memory_order_acquire)) {
     if (backend::Executable* e = job_->exe.get()) {
       e->may_fail = may_fail;
+      if (!tiers_ || job_->tier == backend::Tier::Full) return e->run(args);
+      if (!full_) return run_quick(*e, args);
+      if (full_->done.load(std::memory_order_acquire) && full_->exe) {
+        job_ = std::move(full_);  // the Quick code goes with its job
+        full_ = nullptr;
+        job_->exe->may_fail = may_fail;
+        return job_->exe->run(args);
+      }
+      // Without Full code the Quick code stays (a failed Full compile is not tried again).
+      if (full_->dropped.load(std::memory_order_acquire))
+        launch(*args.graph, backend::Tier::Full, full_);
       return e->run(args);
     }
   } else if (job_ && job_->dropped.load(std::memory_order_acquire)) {
-    launch(*args.graph);  // its thread ended before the compile started
+    // Its thread ended before the compile started.
+    launch(*args.graph, job_->tier, job_);
   } else if (!job_) {
     // A graph that comes back soon is a loop's; one that comes back once an epoch (lt-train's
     // last partial batch, every 938 steps) gains ~1 ms a run from a ~300 ms compile that takes
@@ -227,7 +265,8 @@ std::vector<Tensor> TieredExecutable::run(const backend::RunArgs& args) {
     // never ran, and halved the speed of the evaluation beside it (46 ms against 23).
     const uint64_t now = graph_runs();
     ++runs_;
-    if (runs_ >= kRareRuns || (runs_ >= 2 && now - last_run_ <= kRecentRuns)) launch(*args.graph);
+    if (runs_ >= kRareRuns || (runs_ >= 2 && now - last_run_ <= kRecentRuns))
+      launch(*args.graph, first_tier(), job_);
     last_run_ = now;
   }
   M::add("InterpretedRuns");

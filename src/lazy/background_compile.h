@@ -5,6 +5,14 @@
 // partial batch, a one-off computation) is never compiled at all; a second run that comes more
 // than kRecentRuns graph runs after the first (once an epoch: a training loop's last partial
 // batch) waits for the graph's kRareRuns-th run.
+//
+// Shape-generic code comes in two tiers (backend::Tier): Quick code first, in about half the
+// compile, then Full code once the Quick code has run LT_TIER_UP (4) times as long as its own
+// compile took (a loop that has run that long is likely to run longer: the JVM's rule for tiered
+// compiles, by time rather than by count). A loop whose sizes change every step and that ends
+// within a second (200 MLP steps of random batch sizes) ran on the interpreter all along while
+// the one full compile took a core from it. LT_QUICK_TIER=off keeps the one full compile;
+// =only makes Quick code only. Static code is always Full: it serves the steady state.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -16,7 +24,8 @@ namespace lt::lazy {
 
 // What the worker runs, on a detached copy of the graph (ir::detached_copy). nullptr: no code
 // (a backend that declined shape-generic code).
-using CompileFn = std::function<std::shared_ptr<backend::Executable>(const ir::Graph&)>;
+using CompileFn =
+    std::function<std::shared_ptr<backend::Executable>(const ir::Graph&, backend::Tier)>;
 
 class TieredExecutable : public backend::Executable {
  public:
@@ -33,13 +42,20 @@ class TieredExecutable : public backend::Executable {
   struct Job;
 
  private:
-  void launch(const ir::Graph& g);
+  void launch(const ir::Graph& g, backend::Tier tier, std::shared_ptr<Job>& into);
+  backend::Tier first_tier() const;
+  // The Quick code's run, timed; starts the Full compile when it has run long enough.
+  std::vector<Tensor> run_quick(backend::Executable& e, const backend::RunArgs& args);
   CompileFn fn_;
   bool generic_;
+  bool tiers_;      // generic_ and LT_QUICK_TIER=tiered: job_ compiles Quick code, full_ Full code
+  double tier_up_;  // LT_TIER_UP
   std::string what_;  // for LT_DEBUG
   int runs_ = 0;
   uint64_t last_run_ = 0;  // graph_runs() at this graph's last run
   std::shared_ptr<Job> job_;
+  std::shared_ptr<Job> full_;                    // the Full compile after Quick code (tiers_)
+  int64_t quick_ns_ = 0;                         // time the Quick code has run
   std::unique_ptr<backend::Executable> interp_;  // static graphs: the plan, made once
 };
 

@@ -160,7 +160,9 @@ std::shared_ptr<backend::Executable> compile_static(const ir::Graph& g, bool bac
   if (background) {  // from its second run (background_compile.h); counted when it starts
     backend::Backend* b = &backend::active_backend();
     return std::make_shared<TieredExecutable>(
-        [b](const ir::Graph& c) { return std::shared_ptr<backend::Executable>(b->compile(c)); },
+        [b](const ir::Graph& c, backend::Tier) {  // static code: always Full (tiers_ is off)
+          return std::shared_ptr<backend::Executable>(b->compile(c));
+        },
         false, nullptr, "specialized");
   }
   M::add("UncachedCompile");
@@ -216,10 +218,11 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
         // one-off (the last partial batch of a one-epoch run, an evaluation's), and on 2 cores
         // a compile in the background takes one of the program's threads for its whole length.
         backend::Backend* b = &backend::active_backend();
-        auto dyn_code = std::make_shared<ir::DynamicShapes>(*dyn);  // bind() writes it there
+        // A copy per compile: bind() writes it, and the Quick code runs while the Full compiles.
         auto exe = std::make_shared<TieredExecutable>(
-            [b, dyn_code](const ir::Graph& c) {
-              return std::shared_ptr<backend::Executable>(b->compile_generic(c, dyn_code));
+            [b, code = *dyn](const ir::Graph& c, backend::Tier tier) {
+              return std::shared_ptr<backend::Executable>(
+                  b->compile_generic(c, std::make_shared<ir::DynamicShapes>(code), tier));
             },
             true, nullptr, "generic");
         if (debug)
@@ -234,7 +237,10 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
       std::shared_ptr<backend::Executable> exe;
       {
         M::ScopedTimer t("CompileTime");
-        exe = backend::active_backend().compile_generic(g, dyn);
+        // A barrier that waits for its compile gets Full code (LT_QUICK_TIER=only: Quick).
+        const bool quick = config::choice("LT_QUICK_TIER") == "only";
+        exe = backend::active_backend().compile_generic(
+            g, dyn, quick ? backend::Tier::Quick : backend::Tier::Full);
       }
       if (exe) {
         M::add("UncachedCompile");

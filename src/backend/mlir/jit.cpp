@@ -69,6 +69,11 @@ void compile_one(ModuleOp module, const std::vector<std::string>& names,
                  const llvm::orc::JITTargetMachineBuilder& tmb, const JitOptions& o,
                  const std::string& object, std::mutex& translate_mu, Part& out) {
   llvm::orc::JITTargetMachineBuilder builder = tmb;  // createTargetMachine is not const
+  // The engine generates code with the target machine's level, not jitCodeGenOptLevel.
+  const llvm::CodeGenOptLevel level = o.quick            ? llvm::CodeGenOptLevel::None
+                                      : o.opt_level >= 2 ? llvm::CodeGenOptLevel::Default
+                                                         : llvm::CodeGenOptLevel::Less;
+  builder.setCodeGenOptLevel(level);
   auto tm = builder.createTargetMachine();
   if (!tm) {
     out.error = "target machine: " + llvm::toString(tm.takeError());
@@ -84,8 +89,7 @@ void compile_one(ModuleOp module, const std::vector<std::string>& names,
   ExecutionEngineOptions opts;
   opts.sharedLibPaths = libs;
   opts.transformer = transformer;
-  opts.jitCodeGenOptLevel =
-      o.opt_level >= 2 ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::Less;
+  opts.jitCodeGenOptLevel = level;
   opts.enableObjectDump = !object.empty();
   auto translate = [&translate_mu](Operation* op, llvm::LLVMContext& ctx) {
     std::lock_guard<std::mutex> lock(translate_mu);

@@ -135,7 +135,9 @@ class MlirBackend : public Backend {
   const char* name() const override { return "mlir"; }
   bool supports(OpKind) const override { return true; }  // library steps run the rest
 
-  std::unique_ptr<Executable> compile(const ir::Graph& g) override { return compile(g, nullptr); }
+  std::unique_ptr<Executable> compile(const ir::Graph& g) override {
+    return compile(g, nullptr, Tier::Full);
+  }
 
   void prepare_background_compiles() override {
     mlir_runtime();
@@ -144,16 +146,20 @@ class MlirBackend : public Backend {
   }
 
   // Shape-generic code: dynamic dims in the types, sizes from the symbols argument; library
-  // matmuls run OpenBLAS (the generated kernels' tiles are shape-specialized). Declined
-  // (nullptr) wherever the static path would fall back, or when a cluster does not lower.
+  // matmuls run OpenBLAS or, at the full tier, kernels chunked over a dynamic k (the generated
+  // kernels' tiles are shape-specialized). Declined (nullptr) wherever the static path would
+  // fall back, or when a cluster does not lower.
   std::unique_ptr<Executable> compile_generic(const ir::Graph& g,
-                                              std::shared_ptr<ir::DynamicShapes> dyn) override {
+                                              std::shared_ptr<ir::DynamicShapes> dyn,
+                                              Tier tier) override {
     dyn->bind(g);
-    return compile(g, std::move(dyn));
+    return compile(g, std::move(dyn), tier);
   }
 
  private:
-  std::unique_ptr<Executable> compile(const ir::Graph& g, std::shared_ptr<ir::DynamicShapes> dyn) {
+  std::unique_ptr<Executable> compile(const ir::Graph& g, std::shared_ptr<ir::DynamicShapes> dyn,
+                                      Tier tier) {
+    const bool quick = tier == Tier::Quick;
     // Compile time grows with the graph while a huge unrolled trace gains little from fusion:
     // such graphs run on the interpreter (LT_MLIR_MAX_OPS, default 20000 ops).
     static const size_t max_ops = static_cast<size_t>(config::integer("LT_MLIR_MAX_OPS"));
@@ -163,8 +169,10 @@ class MlirBackend : public Backend {
       return make_interp_backend()->compile(g);
     }
     Schedule s = partition(g);
-    const LibraryKernels kernels =  // before taking the context's lock
-        dyn ? chunked_matmul_kernels(s, *dyn) : matmul_kernels(s);
+    const LibraryKernels kernels =  // before taking the context's lock; quick: all OpenBLAS
+        quick ? LibraryKernels{}
+        : dyn ? chunked_matmul_kernels(s, *dyn)
+              : matmul_kernels(s);
     MlirRuntime& rt = mlir_runtime();
     std::lock_guard<std::mutex> lock(rt.mu);
     MLIRContext* ctx = rt.ctx.get();
@@ -221,9 +229,11 @@ class MlirBackend : public Backend {
       std::string text;
       llvm::raw_string_ostream os(text);
       module->print(os);
-      os << "\n" << pipeline << "\n" << llvm_pipeline_text() << "\nopt " << opt_level << "\nLLVM "
-         << LLVM_VERSION_STRING << "\ncpu " << tmb.getCPU() << " "
-         << tmb.getFeatures().getString() << "\nlt " << lt_mlir_passes_fingerprint()
+      os << "\n"
+         << pipeline << "\n"
+         << llvm_pipeline_text() << "\nopt " << opt_level << "\nLLVM " << LLVM_VERSION_STRING
+         << "\ncpu " << tmb.getCPU() << " " << tmb.getFeatures().getString() << "\ntier "
+         << (quick ? "quick" : "full") << "\nlt " << lt_mlir_passes_fingerprint()
          << " backend built " << __DATE__ << " " << __TIME__;  // our lowering changes too
       cache_key = backend::cache_key("", text);
       // A miss takes the key's lock and looks again: another process that compiled the same
@@ -267,7 +277,7 @@ class MlirBackend : public Backend {
       for (size_t k = 0; k < fns.size(); ++k) {  // function k is cluster k
         const std::string entry = cluster_entry(static_cast<int>(k));
         if (reuse) {
-          const std::string key = cluster_key(fns[k]);
+          const std::string key = cluster_key(fns[k]) + (quick ? "q" : "");
           auto it = known.find(key);
           if (std::shared_ptr<void> owner = it == known.end() ? nullptr : it->second.owner.lock()) {
             reused[entry] = it->second.fn;
@@ -330,6 +340,7 @@ class MlirBackend : public Backend {
     jo.opt_level = opt_level;
     jo.shared_libs = {runner_utils};
     jo.threads = compile_threads();
+    jo.quick = quick;
     if (!cache_key.empty()) {
       llvm::sys::fs::create_directories(cache_dir);
       jo.object_prefix = cache_dir + "/" + cache_key + "." + std::to_string(::getpid()) + ".tmp";
