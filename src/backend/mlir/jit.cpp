@@ -80,11 +80,23 @@ void compile_one(ModuleOp module, const std::vector<std::string>& names,
     return;
   }
   llvm::TargetMachine* machine = tm->get();
-  std::function<llvm::Error(llvm::Module*)> transformer;
+  std::function<llvm::Error(llvm::Module*)> optimize;
   if (o.opt_level == 2 && !llvm_pipeline_text().empty())
-    transformer = [machine](llvm::Module* m) { return run_llvm_pipeline(m, machine); };
+    optimize = [machine](llvm::Module* m) { return run_llvm_pipeline(m, machine); };
   else
-    transformer = makeOptimizingTransformer(o.opt_level, 0, machine);
+    optimize = makeOptimizingTransformer(o.opt_level, 0, machine);
+  // The engine gives every function a packed wrapper (_mlir_<name>); only those of the names
+  // looked up run. The others (the wrapper of each cluster's own function: its largest piece of
+  // straight-line code, ~275 instructions for an Adam update) are dropped before the passes.
+  auto transformer = [optimize, &names](llvm::Module* m) {
+    std::vector<llvm::Function*> unused;
+    for (llvm::Function& f : *m)
+      if (!f.isDeclaration() && f.use_empty() && f.getName().starts_with("_mlir_") &&
+          std::find(names.begin(), names.end(), f.getName().str()) == names.end())
+        unused.push_back(&f);
+    for (llvm::Function* f : unused) f->eraseFromParent();
+    return optimize(m);
+  };
   std::vector<llvm::StringRef> libs(o.shared_libs.begin(), o.shared_libs.end());
   ExecutionEngineOptions opts;
   opts.sharedLibPaths = libs;
