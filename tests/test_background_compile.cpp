@@ -131,8 +131,8 @@ TEST_F(Background, GenericCodeComesQuickFirstThenFull) {
   EXPECT_EQ(counter("UncachedCompile"), 2);
 }
 
-// By default the Full compile waits until the Quick code has run 4 times as long as its own
-// compile took (~0.1 s here): a few short runs never start it.
+// By default the Full compile waits until the Quick code has run 24 / threads times as long as
+// its own compile took (~20 ms here): a few short runs never start it.
 TEST_F(Background, QuickCodeThatRanBrieflyIsNotRecompiled) {
   lt::manual_seed(6);
   for (int64_t rows : {20, 33, 27}) expect_product_matches(rows, "up to the quick compile");

@@ -192,12 +192,23 @@ ExitGuard::~ExitGuard() {
 
 }  // namespace
 
+namespace {
+// When Full code pays for its compile. The Full compile takes ~2.4 times as long as the Quick one
+// (t) on one of the program's n cores, so the program loses ~2.4 t / n of its time; Full code
+// saves ~20% of the Quick code's time (seqlen layer at S = 128: 23 against 29 ms; the MLP step:
+// about nothing). It pays back after ~12 t / n more of Quick runs. A loop that has run E is
+// taken to run about E more, and the bet is made at twice the break-even: E = 24 t / n (2 cores:
+// 12 t). At 4 t on 2 cores the seqlen loop's Full compile came at 2 of its 4.5 s and cost more
+// than it gave back (4.8-5.1 s against 4.2-4.4 s with Quick code throughout).
+double default_tier_up() { return 24.0 / std::max(1, num_threads()); }
+}  // namespace
+
 TieredExecutable::TieredExecutable(CompileFn fn, bool generic, const ir::Graph* launch_now,
                                    std::string what)
     : fn_(std::move(fn)),
       generic_(generic),
       tiers_(generic && config::choice("LT_QUICK_TIER") == "tiered"),
-      tier_up_(config::real("LT_TIER_UP")),
+      tier_up_(config::is_set("LT_TIER_UP") ? config::real("LT_TIER_UP") : default_tier_up()),
       what_(std::move(what)) {
   if (launch_now) launch(*launch_now, first_tier(), job_);
 }

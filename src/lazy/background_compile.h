@@ -7,12 +7,13 @@
 // batch) waits for the graph's kRareRuns-th run.
 //
 // Shape-generic code comes in two tiers (backend::Tier): Quick code first, in about half the
-// compile, then Full code once the Quick code has run LT_TIER_UP (4) times as long as its own
-// compile took (a loop that has run that long is likely to run longer: the JVM's rule for tiered
-// compiles, by time rather than by count). A loop whose sizes change every step and that ends
-// within a second (200 MLP steps of random batch sizes) ran on the interpreter all along while
-// the one full compile took a core from it. LT_QUICK_TIER=off keeps the one full compile;
-// =only makes Quick code only. Static code is always Full: it serves the steady state.
+// compile, then Full code once the Quick code has run LT_TIER_UP times as long as its own
+// compile took (default 24 / threads: 12 on 2 cores; a loop that has run that long is likely to
+// run longer: the JVM's rule for tiered compiles, by time rather than by count). A loop whose sizes
+// change every step and that ends within a second (200 MLP steps of random batch sizes) ran on the
+// interpreter all along while the one full compile took a core from it. LT_QUICK_TIER=off keeps the
+// one full compile; =only makes Quick code only. Static code is always Full: it serves the steady
+// state.
 #pragma once
 #include <cstdint>
 #include <functional>
