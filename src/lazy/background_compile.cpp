@@ -208,9 +208,12 @@ TieredExecutable::TieredExecutable(CompileFn fn, bool generic, const ir::Graph* 
     : fn_(std::move(fn)),
       generic_(generic),
       tiers_(generic && config::choice("LT_QUICK_TIER") == "tiered"),
+      first_(tiers_ || (generic && config::choice("LT_QUICK_TIER") == "only")
+                 ? backend::Tier::Quick
+                 : backend::Tier::Full),
       tier_up_(config::is_set("LT_TIER_UP") ? config::real("LT_TIER_UP") : default_tier_up()),
       what_(std::move(what)) {
-  if (launch_now) launch(*launch_now, first_tier(), job_);
+  if (launch_now) launch(*launch_now, first_, job_);
 }
 
 TieredExecutable::~TieredExecutable() = default;
@@ -238,11 +241,6 @@ std::vector<Tensor> TieredExecutable::run_quick(backend::Executable& e,
   if (static_cast<double>(quick_ns_) >= tier_up_ * static_cast<double>(job_->ns))
     launch(*args.graph, backend::Tier::Full, full_);
   return out;
-}
-
-backend::Tier TieredExecutable::first_tier() const {
-  return tiers_ || (generic_ && config::choice("LT_QUICK_TIER") == "only") ? backend::Tier::Quick
-                                                                           : backend::Tier::Full;
 }
 
 bool TieredExecutable::declined() const {
@@ -277,7 +275,7 @@ std::vector<Tensor> TieredExecutable::run(const backend::RunArgs& args) {
     const uint64_t now = graph_runs();
     ++runs_;
     if (runs_ >= kRareRuns || (runs_ >= 2 && now - last_run_ <= kRecentRuns))
-      launch(*args.graph, first_tier(), job_);
+      launch(*args.graph, first_, job_);
     last_run_ = now;
   }
   M::add("InterpretedRuns");

@@ -44,13 +44,13 @@ class TieredExecutable : public backend::Executable {
 
  private:
   void launch(const ir::Graph& g, backend::Tier tier, std::shared_ptr<Job>& into);
-  backend::Tier first_tier() const;
   // The Quick code's run, timed; starts the Full compile when it has run long enough.
   std::vector<Tensor> run_quick(backend::Executable& e, const backend::RunArgs& args);
   CompileFn fn_;
   bool generic_;
   bool tiers_;      // generic_ and LT_QUICK_TIER=tiered: job_ compiles Quick code, full_ Full code
-  double tier_up_;  // LT_TIER_UP
+  backend::Tier first_;  // job_'s tier: Quick with tiers_ or LT_QUICK_TIER=only (generic code)
+  double tier_up_;       // LT_TIER_UP
   std::string what_;  // for LT_DEBUG
   int runs_ = 0;
   uint64_t last_run_ = 0;  // graph_runs() at this graph's last run

@@ -69,7 +69,8 @@ void compile_one(ModuleOp module, const std::vector<std::string>& names,
                  const llvm::orc::JITTargetMachineBuilder& tmb, const JitOptions& o,
                  const std::string& object, std::mutex& translate_mu, Part& out) {
   llvm::orc::JITTargetMachineBuilder builder = tmb;  // createTargetMachine is not const
-  // The engine generates code with the target machine's level, not jitCodeGenOptLevel.
+  // The engine generates code at the target machine's level (its jitCodeGenOptLevel applies
+  // only to a target machine of its own making).
   const llvm::CodeGenOptLevel level = o.quick            ? llvm::CodeGenOptLevel::None
                                       : o.opt_level >= 2 ? llvm::CodeGenOptLevel::Default
                                                          : llvm::CodeGenOptLevel::Less;
@@ -101,7 +102,6 @@ void compile_one(ModuleOp module, const std::vector<std::string>& names,
   ExecutionEngineOptions opts;
   opts.sharedLibPaths = libs;
   opts.transformer = transformer;
-  opts.jitCodeGenOptLevel = level;
   opts.enableObjectDump = !object.empty();
   auto translate = [&translate_mu](Operation* op, llvm::LLVMContext& ctx) {
     std::lock_guard<std::mutex> lock(translate_mu);
