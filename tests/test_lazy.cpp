@@ -3,6 +3,7 @@
 #include <lt/lt.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -272,6 +273,49 @@ TEST_F(Lazy, CompiledLayerNormRecomputesCheapProducerAndKeepsAccumulatorsInRegis
     std::vector<float> g = vals(got), e = vals(want);
     ASSERT_EQ(g.size(), e.size());
     for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], e[i], 1e-4 * (1 + std::abs(e[i])));
+  }
+  lt::set_lazy_backend(before);
+}
+
+TEST_F(Lazy, CompiledChannelReductionsRunOverChannelsAndWholePlanes) {
+  // Reductions over dims (0, 2, 3) of [N, C, H, W] (batch norm's statistics) loop over channels
+  // outside and over images and planes inside, each H x W plane one collapsed loop
+  // (MlirCollapsedLoops) whose sum is vectorized; elementwise nests over planes collapse alike.
+  // Values: as eager, to float32 rounding of sums taken in another order (1e-5 relative of the
+  // sum of magnitudes); max and min exactly. Shapes with planes of 1 and one channel included.
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  for (const std::vector<int64_t>& sz : std::vector<std::vector<int64_t>>{
+           {8, 6, 7, 7}, {4, 3, 14, 14}, {2, 1, 5, 3}, {3, 4, 1, 1}, {1, 2, 3, 1}}) {
+    lt::Tensor x = lt::randn(sz) * 2.0f + 0.5f;
+    auto program = [](const lt::Tensor& t) {
+      lt::Tensor mean = t.mean({0, 2, 3}, true), c = t - mean;
+      lt::Tensor var = (c * c).mean({0, 2, 3}, true);
+      return std::vector<lt::Tensor>{c * lt::rsqrt(var + 1e-5),
+                                     t.sum({0, 2, 3}),
+                                     t.amax({0, 3}, true),
+                                     t.amin({1, 3}),
+                                     t.sum({2, 3}),
+                                     t.abs().sum({0, 2, 3})};
+    };
+    std::vector<lt::Tensor> want = program(x);
+    lt::metrics::reset();
+    std::vector<lt::Tensor> got = program(x.to(kLazy));
+    lt::mark_step();
+    if (sz[2] * sz[3] > 1)
+      EXPECT_GE(lt::metrics::counter("MlirCollapsedLoops"), 1) << lt::metrics::report();
+    const std::vector<float> scale = vals(want[5]);
+    for (size_t k = 0; k < want.size(); ++k) {
+      std::vector<float> g = vals(got[k]), e = vals(want[k]);
+      ASSERT_EQ(g.size(), e.size()) << k;
+      const bool exact = k == 2 || k == 3;
+      const float tol = exact    ? 0.0f
+                        : k == 0 ? 1e-4f
+                                 : 1e-5f * *std::max_element(scale.begin(), scale.end());
+      for (size_t i = 0; i < g.size(); ++i)
+        EXPECT_NEAR(g[i], e[i], tol * (k == 0 ? 1 + std::abs(e[i]) : 1))
+            << "result " << k << " at " << i;
+    }
   }
   lt::set_lazy_backend(before);
 }

@@ -405,13 +405,28 @@ class Lowering {
     auto reduced = [&](unsigned d) {
       return std::find(ra.dims.begin(), ra.dims.end(), static_cast<int64_t>(d)) != ra.dims.end();
     };
-    std::vector<AffineExpr> out_ex;
+    // The loops run in the input's dim order, except when the innermost dim is reduced: then the
+    // kept dims go outside the reduced ones (stable in each group). In input order, a reduction
+    // over dims (0, 2, 3) of [N, C, H, W] (batch norm's statistics) had a reduced outermost loop,
+    // so the nest ran on one thread, its innermost loop a chain of dependent adds over W; with
+    // C outermost the loop over channels runs on threads. An innermost kept dim stays innermost:
+    // there `acc[j] += x[i, j]` is contiguous and vectorizes without reassociation.
+    std::vector<unsigned> order;  // loop i runs over input dim order[i]
+    for (unsigned d = 0; d < R; ++d)
+      if (!reduced(R - 1) || !reduced(d)) order.push_back(d);
+    for (unsigned d = 0; d < R && reduced(R - 1); ++d)
+      if (reduced(d)) order.push_back(d);
+    std::vector<unsigned> loop_of(R);
+    for (unsigned i = 0; i < R; ++i) loop_of[order[i]] = i;
+    std::vector<AffineExpr> in_ex, out_ex;
     std::vector<utils::IteratorType> iters;
+    for (unsigned i = 0; i < R; ++i)
+      iters.push_back(reduced(order[i]) ? utils::IteratorType::reduction
+                                        : utils::IteratorType::parallel);
     for (unsigned d = 0; d < R; ++d) {
-      bool r = reduced(d);
-      iters.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
-      if (!r)
-        out_ex.push_back(getAffineDimExpr(d, ctx_));
+      in_ex.push_back(getAffineDimExpr(loop_of[d], ctx_));
+      if (!reduced(d))
+        out_ex.push_back(getAffineDimExpr(loop_of[d], ctx_));
       else if (ra.keepdim)
         out_ex.push_back(getAffineConstantExpr(0, ctx_));
     }
@@ -441,7 +456,7 @@ class Lowering {
     // one destination buffer (two reductions of x and of f(x) both returned that of x).
     Value empty = bufferization::AllocTensorOp::create(b_, loc_, acc_type, ValueRange(os.dyn));
     Value init = linalg::FillOp::create(b_, loc_, ValueRange{idv}, ValueRange{empty}).getResult(0);
-    std::vector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(R, ctx_),
+    std::vector<AffineMap> maps{AffineMap::get(R, 0, in_ex, ctx_),
                                 AffineMap::get(R, 0, out_ex, ctx_)};
     const OpKind op = n->op;
     auto gen = linalg::GenericOp::create(

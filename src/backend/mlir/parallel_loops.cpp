@@ -22,6 +22,7 @@
 
 #include <cstdlib>
 
+#include "backend/mlir/collapse_loops.h"
 #include "backend/mlir/par_threshold.h"
 #include "core/metrics.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -228,6 +229,7 @@ struct ParallelOuterPass : PassWrapper<ParallelOuterPass, OperationPass<ModuleOp
       bool par = outermost && min_work >= 0 && t0 >= 2 && work_of(p) >= min_work;
       rebuild(p, par);
     }
+    collapse_contiguous_loops(getOperation());
     SmallVector<scf::ForOp> fors;
     getOperation().walk([&](scf::ForOp f) {
       bool innermost = true;
