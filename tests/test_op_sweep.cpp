@@ -1634,6 +1634,27 @@ void sweep_conv2d(Sweep& s) {
       expect_match(y, want, reduce_tol(dt), s.dev);
     });
   }
+  // Stride 1 with output rows as long as the input's (eager copies the in-range rows of each
+  // im2col row as one block and zeroes the padding columns after): kernels of 1-5 columns with
+  // "same" padding, dilated rows, and images of one row or one column.
+  for (const std::vector<int64_t>& c :
+       std::vector<std::vector<int64_t>>{// H, W, KH, KW, ph, pw, dh, dw
+                                         {7, 6, 3, 3, 1, 1, 1, 1},
+                                         {9, 5, 3, 3, 2, 1, 2, 1},
+                                         {5, 8, 3, 5, 0, 2, 1, 1},
+                                         {1, 4, 3, 3, 1, 1, 1, 1},
+                                         {6, 1, 3, 3, 1, 1, 1, 1},
+                                         {4, 6, 2, 3, 0, 2, 1, 2},
+                                         {3, 3, 1, 1, 0, 0, 1, 1}}) {
+    Dtype dt = s.pick(kFloatDtypes);
+    Input x = s.input({2, 3, c[0], c[1]}, dt, {-2, 2});
+    Input w = s.input({4, 3, c[2], c[3]}, dt, {-1, 1});
+    Ref want = ref_conv2d(x.ref, w.ref, nullptr, 1, 1, c[4], c[5], c[6], c[7], 1);
+    run_case(describe("conv2d", {&x, &w}, "same-width rows"), [&] {
+      lt::Tensor y = lt::conv2d(x.t, w.t, lt::Tensor(), {1, 1}, {c[4], c[5]}, {c[6], c[7]}, 1);
+      expect_match(y, want, reduce_tol(dt), s.dev);
+    });
+  }
   EXPECT_THROW(lt::conv2d(s.input({1, 2, 4, 4}, kI32).t, s.input({1, 2, 1, 1}, kI32).t), lt::Error);
   s.cover("conv2d");
 }

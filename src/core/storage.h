@@ -23,6 +23,16 @@ std::shared_ptr<Storage> wrap_storage(void* data, size_t nbytes);
 void* cache_malloc(size_t nbytes, size_t align = 64);
 void cache_free(void* p);
 
+// n uninitialized elements of T from the buffer cache, freed with the handle: kernels' scratch
+// (a std::vector zero-filled its chunk of im2col columns at every convolution, and a large one
+// page-faulted anew each time).
+template <typename T>
+using Scratch = std::unique_ptr<T, void (*)(void*)>;
+template <typename T>
+Scratch<T> scratch(int64_t n) {
+  return Scratch<T>(static_cast<T*>(cache_malloc(static_cast<size_t>(n) * sizeof(T))), cache_free);
+}
+
 namespace allocator {
 struct Stats {
   int64_t cached_bytes = 0;

@@ -269,11 +269,6 @@ void copy_rows(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int
   });
 }
 
-ScratchFloats scratch_floats(int64_t n) {
-  return ScratchFloats(static_cast<float*>(cache_malloc(static_cast<size_t>(n) * sizeof(float))),
-                       cache_free);
-}
-
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
   // k >= 32: with a short k each register tile's C loads and stores are not amortized (an MLP's
   // 64x256x10: 8 us vs BLAS 4 us); from k = 32 on the kernel won (784x256x64: 1.7x).

@@ -11,6 +11,7 @@
 
 #include "backend/mlir/executable.h"
 #include "backend/mlir/partition.h"
+#include "core/storage.h"
 
 namespace lt::backend {
 
@@ -59,8 +60,8 @@ void copy_rows(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int
                int64_t cols);
 // n floats from the buffer cache (cache_malloc), freed with the handle: the kernel callers'
 // scratch (B with padded rows, a chunk of A's columns or of B's and C's).
-using ScratchFloats = std::unique_ptr<float, void (*)(void*)>;
-ScratchFloats scratch_floats(int64_t n);
+using ScratchFloats = Scratch<float>;
+inline ScratchFloats scratch_floats(int64_t n) { return scratch<float>(n); }
 // `accumulate`: C += A B (C's values are read), else C = A B.
 CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accumulate = false);
 
