@@ -98,6 +98,37 @@ void reduce_cols(const T* x, int64_t R, int64_t K, T* out) {
   });
 }
 
+// outer and inner: x is [R1, K, R2] contiguous; out[k] = fold(x[:, k, :]), rows of R2 in
+// place (batch norm's sums over dims 0, 2, 3 of [N, C, H, W] copied the tensor into [C, N, H, W]
+// rows first).
+template <typename T, typename Op>
+void reduce_outer_inner(const T* x, int64_t R1, int64_t K, int64_t R2, T* out) {
+  parallel_for(K, std::max<int64_t>(1, 32768 / (R1 * R2)), [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      if constexpr (std::is_same_v<Op, SumOp<T>> && std::is_floating_point_v<T>) {
+        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tail = 0;
+        for (int64_t r1 = 0; r1 < R1; ++r1) {
+          const T* row = x + (r1 * K + k) * R2;
+          int64_t r = 0;
+          for (; r + 8 <= R2; r += 8)
+            for (int j = 0; j < 8; ++j) acc[j] += row[r + j];
+          for (; r < R2; ++r) tail += row[r];
+        }
+        out[k] = static_cast<T>(
+            (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) +
+            tail);
+      } else {
+        Acc<T> a = Op::init();
+        for (int64_t r1 = 0; r1 < R1; ++r1) {
+          const T* row = x + (r1 * K + k) * R2;
+          for (int64_t r = 0; r < R2; ++r) a = Op::step(a, row[r]);
+        }
+        out[k] = static_cast<T>(a);
+      }
+    }
+  });
+}
+
 template <typename T, typename Op>
 void reduce_typed(const Tensor& x, IntList dims, const Tensor& out) {
   const int64_t nd = x.dim();
@@ -124,6 +155,21 @@ void reduce_typed(const Tensor& x, IntList dims, const Tensor& out) {
       if (dims[i] != static_cast<int64_t>(i)) leading = false;
     if (leading && !dims.empty() && K > 1) {
       reduce_cols<T, Op>(static_cast<const T*>(x.raw_data_ptr()), R, K, o);
+      return;
+    }
+    // Reduced dims 0 .. a - 1 and b .. nd - 1 with 0 < a < b < nd (sorted, no repeats).
+    std::vector<int64_t> sorted(dims.begin(), dims.end());
+    std::sort(sorted.begin(), sorted.end());
+    int64_t a = 0;
+    while (a < static_cast<int64_t>(sorted.size()) && sorted[a] == a) ++a;
+    const int64_t inner = static_cast<int64_t>(sorted.size()) - a;
+    bool trailing = a > 0 && inner > 0;
+    for (int64_t i = a; trailing && i < static_cast<int64_t>(sorted.size()); ++i)
+      trailing = sorted[i] == nd - (static_cast<int64_t>(sorted.size()) - i);
+    if (trailing && sorted[a] > a) {
+      int64_t R1 = 1;
+      for (int64_t d = 0; d < a; ++d) R1 *= x.size(d);
+      reduce_outer_inner<T, Op>(static_cast<const T*>(x.raw_data_ptr()), R1, K, R / R1, o);
       return;
     }
   }
