@@ -112,3 +112,43 @@ func.func @row_sum(%x: memref<4x6x5xf32>, %acc: memref<4xf32>) {
   }
   return
 }
+
+// Shape-generic code: in each of 2 images, a run-time number of rows of 16 (a head's features)
+// is one loop of rows * 16 over collapsed views.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK: memref.collapse_shape %arg0 {{\[\[}}0], [1, 2]] : memref<2x?x16xf32> into memref<2x?xf32>
+// CHECK: %[[N:.*]] = arith.muli %arg2, %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]]
+// CHECK: return
+func.func @dynamic_rows(%a: memref<2x?x16xf32>, %o: memref<2x?x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%b, %i, %j) = (%c0, %c0, %c0) to (%c2, %n, %c16) step (%c1, %c1, %c1) {
+    %v = memref.load %a[%b, %i, %j] : memref<2x?x16xf32>
+    %s = arith.mulf %v, %v : f32
+    memref.store %s, %o[%b, %i, %j] : memref<2x?x16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// A run-time inner trip count keeps both loops (its extent cannot be checked).
+// CHECK-LABEL: func.func @dynamic_inner
+// CHECK-NOT: memref.collapse_shape
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %arg2
+// CHECK: return
+func.func @dynamic_inner(%a: memref<2x4x?xf32>, %o: memref<2x4x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%b, %i, %j) = (%c0, %c0, %c0) to (%c2, %c4, %n) step (%c1, %c1, %c1) {
+    %v = memref.load %a[%b, %i, %j] : memref<2x4x?xf32>
+    memref.store %v, %o[%b, %i, %j] : memref<2x4x?xf32>
+    scf.reduce
+  }
+  return
+}

@@ -16,12 +16,10 @@ namespace {
 
 using namespace mlir;
 
-// The trip count of a loop from 0 in steps of 1 to a constant bound; nullopt otherwise.
-std::optional<int64_t> unit_trips(scf::ForOp f) {
-  auto lb = getConstantIntValue(f.getLowerBound()), ub = getConstantIntValue(f.getUpperBound());
-  auto step = getConstantIntValue(f.getStep());
-  if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub <= 0) return std::nullopt;
-  return *ub;
+// A loop from 0 in steps of 1.
+bool from_zero_by_one(scf::ForOp f) {
+  auto lb = getConstantIntValue(f.getLowerBound()), step = getConstantIntValue(f.getStep());
+  return lb && step && *lb == 0 && *step == 1;
 }
 
 struct Access {
@@ -39,7 +37,7 @@ std::optional<Access> access_of(Operation* op) {
   return std::nullopt;
 }
 
-// `outer` (for i < A) holding only `inner` (for j < B): one loop over k < A * B, or false when an
+// `outer` (for i < A) holding only `inner` (for j < B): one loop over k < A * B, or false when a
 // use of i or j is anything but an (i, j) index pair of a contiguous memref with B in j's dim.
 bool try_collapse(scf::ForOp outer) {
   Block* ob = outer.getBody();
@@ -47,8 +45,10 @@ bool try_collapse(scf::ForOp outer) {
     return false;
   auto inner = dyn_cast<scf::ForOp>(ob->front());
   if (!inner || inner.getNumRegionIterArgs() != 0) return false;
-  const std::optional<int64_t> a = unit_trips(outer), b = unit_trips(inner);
-  if (!a || !b) return false;
+  // The inner trip count is a constant (it must equal a static extent); the outer one may be a
+  // run-time value (shape-generic code: a sequence length's loop around a head's 16 floats).
+  const std::optional<int64_t> b = getConstantIntValue(inner.getUpperBound());
+  if (!from_zero_by_one(outer) || !from_zero_by_one(inner) || !b || *b <= 0) return false;
   const Value i = outer.getInductionVar(), j = inner.getInductionVar();
   llvm::MapVector<Value, unsigned> views;  // memref -> position of i in its indices
   SmallVector<Access> uses;
@@ -88,8 +88,11 @@ bool try_collapse(scf::ForOp outer) {
     }
     view_of[m] = memref::CollapseShapeOp::create(bld, loc, m, groups);
   }
-  auto loop = scf::ForOp::create(bld, loc, arith::ConstantIndexOp::create(bld, loc, 0),
-                                 arith::ConstantIndexOp::create(bld, loc, *a * *b),
+  const std::optional<int64_t> a = getConstantIntValue(outer.getUpperBound());
+  Value trips = a ? Value(arith::ConstantIndexOp::create(bld, loc, *a * *b))
+                  : Value(arith::MulIOp::create(bld, loc, outer.getUpperBound(),
+                                                arith::ConstantIndexOp::create(bld, loc, *b)));
+  auto loop = scf::ForOp::create(bld, loc, arith::ConstantIndexOp::create(bld, loc, 0), trips,
                                  arith::ConstantIndexOp::create(bld, loc, 1));
   Block* nb = loop.getBody();
   Block* ib = inner.getBody();

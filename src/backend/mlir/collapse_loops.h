@@ -12,7 +12,8 @@ namespace lt::backend {
 // adjacent dims of extent B (the accesses then read a collapsed view of the memref): a tensor
 // [N, C, 14, 14] loops over [N, C, 196], whose innermost loop LLVM vectorizes (a loop of 14 or 7
 // floats stayed mostly scalar, and a reduction over it a chain of dependent adds). Runs on plain
-// nests with static bounds, before accumulators are promoted. Returns the pairs collapsed.
+// nests whose inner trip count is a constant (the outer one may be a run-time value), before
+// accumulators are promoted. Returns the pairs collapsed.
 int collapse_contiguous_loops(mlir::Operation* root);
 
 }  // namespace lt::backend
