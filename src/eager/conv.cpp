@@ -102,21 +102,43 @@ void im2col_chunk(const T* x, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, 
 }
 
 // x[N, Ctot, H, W] (group gi, images n0 ..) += cols[K, nb L] scattered back (im2col's adjoint).
+// With stride 1 and rows as long as the input's, the in-range rows of a column row add as one
+// contiguous run: its entries from the padding columns (inside the run, they would land on the
+// neighbouring rows' edges) are zeroed first. `cols` is the caller's scratch.
 template <typename T>
-void col2im_chunk(const T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb,
-                  const ConvGeom& g, T* x) {
+void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, const ConvGeom& g,
+                  T* x) {
+  const bool runs = g.sh == 1 && g.sw == 1 && g.OW == g.W;
   parallel_for(g.C * nb, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t c = i / nb, n = i % nb;
       T* plane = x + ((n0 + n) * ctot + gi * g.C + c) * g.H * g.W;
       for (int64_t kh = 0; kh < g.KH; ++kh)
         for (int64_t kw = 0; kw < g.KW; ++kw) {
-          const T* src = cols + ((((c * g.KH + kh) * g.KW + kw) * nb) + n) * g.L();
+          T* src = cols + ((((c * g.KH + kh) * g.KW + kw) * nb) + n) * g.L();
           // The output columns whose input column iw = ow * sw + off_w is inside the image, as
           // in im2col_row: a contiguous (vectorized) add at unit stride.
           const int64_t off_w = kw * g.dw - g.pw;
           const int64_t lo = off_w >= 0 ? 0 : std::min(g.OW, (-off_w + g.sw - 1) / g.sw);
           const int64_t hi = g.W - off_w <= 0 ? 0 : std::min(g.OW, (g.W - off_w + g.sw - 1) / g.sw);
+          if (runs) {
+            const int64_t shift = kh * g.dh - g.ph;  // ih = oh + shift
+            const int64_t oh0 = std::clamp<int64_t>(-shift, 0, g.OH);
+            const int64_t oh1 = std::clamp<int64_t>(g.H - shift, oh0, g.OH);
+            if (oh1 == oh0 || hi <= lo) continue;
+            for (int64_t oh = oh0; oh < oh1; ++oh) {
+              T* r = src + oh * g.OW;
+              if (oh > oh0)
+                for (int64_t ow = 0; ow < lo; ++ow) r[ow] = T(0);
+              if (oh + 1 < oh1)
+                for (int64_t ow = hi; ow < g.OW; ++ow) r[ow] = T(0);
+            }
+            T* to = plane + (oh0 + shift) * g.W + lo + off_w;
+            const T* from = src + oh0 * g.OW + lo;
+            const int64_t len = (oh1 - 1 - oh0) * g.OW + hi - lo;
+            for (int64_t j = 0; j < len; ++j) to[j] += from[j];
+            continue;
+          }
           for (int64_t oh = 0; oh < g.OH; ++oh) {
             const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
             if (ih < 0 || ih >= g.H) continue;
