@@ -43,20 +43,35 @@ int64_t cols_budget_bytes() {
   return bytes;
 }
 
+// Where kernel offset (kh, kw) reads: input column iw = ow * sw + off_w, in range for output
+// columns [lo, hi); input row ih = oh * sh + shift, and at stride 1 in range for output rows
+// [oh0, oh1). im2col and col2im share it.
+struct Tap {
+  int64_t off_w, lo, hi, shift, oh0, oh1;
+};
+Tap tap_of(const ConvGeom& g, int64_t kh, int64_t kw) {
+  Tap t;
+  t.off_w = kw * g.dw - g.pw;
+  t.lo = t.off_w >= 0 ? 0 : std::min(g.OW, (-t.off_w + g.sw - 1) / g.sw);
+  t.hi = g.W - t.off_w <= 0 ? 0 : std::min(g.OW, (g.W - t.off_w + g.sw - 1) / g.sw);
+  t.shift = kh * g.dh - g.ph;
+  t.oh0 = std::clamp<int64_t>(-t.shift, 0, g.OH);
+  t.oh1 = std::clamp<int64_t>(g.H - t.shift, t.oh0, g.OH);
+  return t;
+}
+
+// Stride 1 with output rows as long as the input's: a column row's in-range rows are one
+// contiguous run in both the image and the columns.
+bool rows_run(const ConvGeom& g) { return g.sh == 1 && g.sw == 1 && g.OW == g.W; }
+
 // One im2col row (channel c, kernel offset kh, kw) of one image plane x[H, W] into dst[L]:
 // per output row the in-range span is a strided copy, the rest zero.
 template <typename T>
 void im2col_row(const T* x, const ConvGeom& g, int64_t kh, int64_t kw, T* dst) {
-  const int64_t off_w = kw * g.dw - g.pw;  // iw = ow * sw + off_w
-  const int64_t lo = off_w >= 0 ? 0 : std::min(g.OW, (-off_w + g.sw - 1) / g.sw);
-  const int64_t hi = g.W - off_w <= 0 ? 0 : std::min(g.OW, (g.W - off_w + g.sw - 1) / g.sw);
-  const int64_t shift = kh * g.dh - g.ph;  // ih = oh * sh + shift
-  if (g.sh == 1 && g.sw == 1 && g.OW == g.W) {
-    // Rows of equal length in x and dst: the in-range rows are one contiguous copy, and only
-    // their out-of-range columns (which the copy filled from the neighbouring rows) are zeroed
-    // after. A copy per row of 7-28 floats, a libc call each, took as long as the GEMM.
-    const int64_t oh0 = std::clamp<int64_t>(-shift, 0, g.OH);
-    const int64_t oh1 = std::clamp<int64_t>(g.H - shift, oh0, g.OH);
+  const auto [off_w, lo, hi, shift, oh0, oh1] = tap_of(g, kh, kw);
+  if (rows_run(g)) {
+    // The in-range rows are one contiguous copy, and only their out-of-range columns (which the
+    // copy filled from the neighbouring rows) are zeroed after, instead of a copy per row.
     std::fill(dst, dst + oh0 * g.OW, T(0));
     std::fill(dst + oh1 * g.OW, dst + g.OH * g.OW, T(0));
     if (hi <= lo) {
@@ -108,7 +123,7 @@ void im2col_chunk(const T* x, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, 
 template <typename T>
 void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, const ConvGeom& g,
                   T* x) {
-  const bool runs = g.sh == 1 && g.sw == 1 && g.OW == g.W;
+  const bool runs = rows_run(g);
   parallel_for(g.C * nb, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t c = i / nb, n = i % nb;
@@ -116,15 +131,10 @@ void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, con
       for (int64_t kh = 0; kh < g.KH; ++kh)
         for (int64_t kw = 0; kw < g.KW; ++kw) {
           T* src = cols + ((((c * g.KH + kh) * g.KW + kw) * nb) + n) * g.L();
-          // The output columns whose input column iw = ow * sw + off_w is inside the image, as
-          // in im2col_row: a contiguous (vectorized) add at unit stride.
-          const int64_t off_w = kw * g.dw - g.pw;
-          const int64_t lo = off_w >= 0 ? 0 : std::min(g.OW, (-off_w + g.sw - 1) / g.sw);
-          const int64_t hi = g.W - off_w <= 0 ? 0 : std::min(g.OW, (g.W - off_w + g.sw - 1) / g.sw);
+          // The output columns whose input column is inside the image, as in im2col_row: a
+          // contiguous (vectorized) add at unit stride.
+          const auto [off_w, lo, hi, shift, oh0, oh1] = tap_of(g, kh, kw);
           if (runs) {
-            const int64_t shift = kh * g.dh - g.ph;  // ih = oh + shift
-            const int64_t oh0 = std::clamp<int64_t>(-shift, 0, g.OH);
-            const int64_t oh1 = std::clamp<int64_t>(g.H - shift, oh0, g.OH);
             if (oh1 == oh0 || hi <= lo) continue;
             for (int64_t oh = oh0; oh < oh1; ++oh) {
               T* r = src + oh * g.OW;
@@ -140,7 +150,7 @@ void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, con
             continue;
           }
           for (int64_t oh = 0; oh < g.OH; ++oh) {
-            const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+            const int64_t ih = oh * g.sh + shift;
             if (ih < 0 || ih >= g.H) continue;
             T* row = plane + ih * g.W + off_w;
             const T* from = src + oh * g.OW;

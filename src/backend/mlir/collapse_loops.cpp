@@ -26,14 +26,13 @@ struct Access {
   Operation* op;
   Value memref;
   SmallVector<Value> idx;
-  unsigned pos;  // where i is; j is at pos + 1
 };
 
 std::optional<Access> access_of(Operation* op) {
   if (auto l = dyn_cast<memref::LoadOp>(op))
-    return Access{op, l.getMemRef(), SmallVector<Value>(l.getIndices()), 0};
+    return Access{op, l.getMemRef(), SmallVector<Value>(l.getIndices())};
   if (auto s = dyn_cast<memref::StoreOp>(op))
-    return Access{op, s.getMemRef(), SmallVector<Value>(s.getIndices()), 0};
+    return Access{op, s.getMemRef(), SmallVector<Value>(s.getIndices())};
   return std::nullopt;
 }
 
@@ -72,7 +71,6 @@ bool try_collapse(scf::ForOp outer) {
         return false;
       auto [it, fresh] = views.insert({acc->memref, static_cast<unsigned>(pi)});
       if (!fresh && it->second != static_cast<unsigned>(pi)) return false;
-      acc->pos = static_cast<unsigned>(pi);
       uses.push_back(*acc);
     }
   OpBuilder bld(outer);
@@ -100,11 +98,12 @@ bool try_collapse(scf::ForOp outer) {
                              Block::iterator(ib->getTerminator()));
   const Value k = loop.getInductionVar();
   for (Access& acc : uses) {
+    const unsigned pos = views.lookup(acc.memref);  // i's index; j's follows it
     SmallVector<Value> idx;
     for (unsigned d = 0; d < acc.idx.size(); ++d)
-      if (d == acc.pos)
+      if (d == pos)
         idx.push_back(k);
-      else if (d != acc.pos + 1)
+      else if (d != pos + 1)
         idx.push_back(acc.idx[d]);
     OpBuilder ab(acc.op);
     const Value view = view_of[acc.memref];
