@@ -369,6 +369,105 @@ TEST_P(NnFunctional, BadArgumentsThrowNamingTheOp) {
   EXPECT_TRUE(std::isfinite(lt::cross_entropy(x, t).item<float>()));
 }
 
+// ---- batch_norm: its closed-form backward against autograd through the composite
+
+// Batch norm written out of primitives (mean, variance, rsqrt), as autograd differentiates it.
+Tensor composite_batch_norm(const Tensor& x, const Tensor& w, const Tensor& b, double eps) {
+  std::vector<int64_t> dims{0}, shape(static_cast<size_t>(x.dim()), 1);
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  shape[1] = x.size(1);
+  Tensor mean = x.mean(dims, true), c = x - mean;
+  Tensor y = c * lt::rsqrt((c * c).mean(dims, true) + eps);
+  return y * w.reshape(shape) + b.reshape(shape);
+}
+
+TEST_P(NnFunctional, BatchNormMatchesTheCompositeInValuesGradientsAndSecondGradients) {
+  lt::manual_seed(11);
+  const double eps = 1e-3;
+  // A 4-d non-contiguous input, a 3-d and a 2-d one.
+  for (const Tensor& base : {lt::randn({5, 4, 3, 2}).transpose(1, 2) * 3.0 + 1.0,
+                             lt::randn({4, 3, 7}), lt::randn({6, 3}) - 2.0}) {
+    SCOPED_TRACE(lt::Tensor(base).sizes().vec().size());
+    const Tensor w0 = lt::randn({3}), b0 = lt::randn({3});
+    Tensor x = on(base).detach().requires_grad_(), w = on(w0).requires_grad_(),
+           b = on(b0).requires_grad_();
+    Tensor xr = on(base).detach().requires_grad_(), wr = on(w0).requires_grad_(),
+           br = on(b0).requires_grad_();
+    Tensor rm = on(lt::zeros({3})), rv = on(lt::ones({3}));
+    Tensor y = F::batch_norm(x, rm, rv,
+                             F::BatchNormFuncOptions().weight(w).bias(b).training(true).eps(eps));
+    Tensor yr = composite_batch_norm(xr, wr, br, eps);
+    expect_near_all(y, dv(yr), 1e-5, "forward");
+    // Running statistics: momentum 0.1 towards the mean and the unbiased variance.
+    const std::vector<int64_t> dims = base.dim() == 2   ? std::vector<int64_t>{0}
+                                      : base.dim() == 3 ? std::vector<int64_t>{0, 2}
+                                                        : std::vector<int64_t>{0, 2, 3};
+    Tensor bx = on(base);
+    expect_near_all(rm, dv(bx.mean(dims) * 0.1), 1e-5, "running_mean");
+    expect_near_all(rv, dv(bx.var(dims, true) * 0.1 + 0.9), 1e-5, "running_var");
+    // First gradients, weighted so that no sum is trivially zero.
+    Tensor v = on(lt::randn(base.sizes()));
+    auto g = lt::autograd::grad({(y * v).sum()}, {x, w, b}, {}, true, true);
+    auto gr = lt::autograd::grad({(yr * v).sum()}, {xr, wr, br}, {}, true, true);
+    const char* names[] = {"dx", "dw", "db"};
+    for (int i = 0; i < 3; ++i) expect_near_all(g[i], dv(gr[i]), 1e-4, names[i]);
+    // Second gradients through dx (create_graph), for x and w.
+    Tensor u = on(lt::randn(base.sizes()));
+    auto h = lt::autograd::grad({(g[0] * u).sum()}, {x, w});
+    auto hr = lt::autograd::grad({(gr[0] * u).sum()}, {xr, wr});
+    expect_near_all(h[0], dv(hr[0]), 1e-3, "d(dx)/dx");
+    expect_near_all(h[1], dv(hr[1]), 1e-3, "d(dx)/dw");
+    // Evaluation: the running statistics normalize.
+    Tensor e = F::batch_norm(on(base), rm, rv, F::BatchNormFuncOptions().weight(on(w0)).eps(eps));
+    std::vector<int64_t> shape(static_cast<size_t>(base.dim()), 1);
+    shape[1] = 3;
+    expect_near_all(e,
+                    dv((on(base) - rm.reshape(shape)) * lt::rsqrt(rv.reshape(shape) + eps) *
+                       on(w0).reshape(shape)),
+                    1e-5, "eval");
+  }
+  // float64 finite differences, with and without the affine parameters.
+  using lt_test::In;
+  using V = std::vector<Tensor>;
+  const In x{{-1.2, -0.3, 0.4, 2.1, 0.9, -2.5, 0.7, 1.1, -0.4, 0.2, 1.6, -0.8}, {2, 2, 3}};
+  const In w{{1.3, -0.6}, {2}}, b{{0.2, 0.5}, {2}};
+  lt_test::gradcheck(
+      "batch_norm",
+      [](const V& t) { return lt::batch_norm(t[0], t[1], t[2], {}, {}, true, 0.1, 1e-5); },
+      {x, w, b}, dev());
+  lt_test::gradcheck(
+      "batch_norm without affine",
+      [](const V& t) { return lt::batch_norm(t[0], {}, {}, {}, {}, true, 0.1, 1e-5); }, {x}, dev());
+}
+
+TEST_P(NnFunctional, BatchNormChecksItsArgumentsAtTheCall) {
+  Tensor x = on(lt::randn({4, 3, 2})), c3 = on(lt::ones({3}));
+  using lt_test::error_message;
+  auto bn = [&](const Tensor& in, const Tensor& w, const Tensor& rm, bool training) {
+    return lt::batch_norm(in, w, {}, rm, rm, training, 0.1, 1e-5);
+  };
+  EXPECT_NE(error_message([&] {
+              bn(x, on(lt::ones({4})), {}, true);
+            }).find("batch_norm: weight should contain 3 elements"),
+            std::string::npos);
+  EXPECT_NE(error_message([&] { bn(x, {}, on(lt::zeros({2})), true); }).find("running_mean"),
+            std::string::npos);
+  EXPECT_NE(error_message([&] {
+              bn(on(lt::randn({1, 3})), {}, {}, true);
+            }).find("more than 1 value per channel"),
+            std::string::npos);
+  EXPECT_NE(error_message([&] { bn(x, {}, {}, false); }).find("needs running_mean"),
+            std::string::npos);
+  EXPECT_NE(error_message([&] { bn(on(lt::randn({3})), {}, {}, true); }).find("at least 2 dims"),
+            std::string::npos);
+  // Evaluation of a single sample is fine; an empty batch gives an empty result.
+  EXPECT_EQ(bn(on(lt::randn({1, 3})), c3, c3, false).sizes().vec(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(bn(on(lt::randn({0, 3, 2})), c3, {}, true).sizes().vec(),
+            (std::vector<int64_t>{0, 3, 2}));
+  // The pending graph stays usable after the failures.
+  EXPECT_TRUE(std::isfinite(bn(x, c3, {}, true).sum().item<float>()));
+}
+
 // ---- pooling: dilation, ceil_mode, count_include_pad, divisor_override, 1-d pools
 
 TEST_P(NnFunctional, PoolingOptionsFollowPytorchsWindowRules) {

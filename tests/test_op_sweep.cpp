@@ -2231,6 +2231,74 @@ void sweep_layer_norm(Sweep& s) {
   }
 }
 
+// batch_norm in training (the batch's statistics per channel, dim 1), forward and backward (its
+// closed-form gradient), and in evaluation (given running statistics), against float64 loops.
+void sweep_batch_norm(Sweep& s) {
+  const double eps = 1e-5;
+  for (Dtype dt : kFloatDtypes) {
+    for (int trial = 0; trial < s.trials; ++trial) {
+      const Shape sh = s.shape(trial, 2);
+      const int64_t n = numel(sh), c = sh[1], per = c > 0 ? n / c : 0,
+                    inner = numel(Shape(sh.begin() + 2, sh.end()));
+      if (n > 0 && per < 2) continue;  // training needs 2 values per channel (an error)
+      Input x = s.input(sh, dt, {-3, 3}), up = s.input(sh, dt, {-1, 1});
+      Input w = s.input({c}, dt, {0.5, 2}), b = s.input({c}, dt, {-1, 1});
+      Input rm = s.input({c}, dt, {-1, 1}), rv = s.input({c}, dt, {0.5, 2});
+      auto ch = [&](int64_t i) { return i / inner % c; };
+      std::vector<double> mu(c), rstd(c), sg(c), sgx(c), ag(c), agx(c);
+      for (int64_t i = 0; i < n; ++i) mu[ch(i)] += x.ref.v[i] / per;
+      std::vector<double> var(c);
+      for (int64_t i = 0; i < n; ++i) var[ch(i)] += std::pow(x.ref.v[i] - mu[ch(i)], 2) / per;
+      for (int64_t k = 0; k < c; ++k) rstd[k] = 1 / std::sqrt(var[k] + eps);
+      Ref y{sh, std::vector<double>(n), dt, std::vector<double>(n)}, ye = y, dx = y;
+      Ref dw{{c}, std::vector<double>(c), dt, std::vector<double>(c)}, db = dw;
+      std::vector<double> xhat(n);
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = ch(i);
+        xhat[i] = (x.ref.v[i] - mu[k]) * rstd[k];
+        const double g = up.ref.v[i];
+        sg[k] += g, sgx[k] += g * xhat[i], ag[k] += std::abs(g), agx[k] += std::abs(g * xhat[i]);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = ch(i);
+        const double wk = w.ref.v[k], g = up.ref.v[i];
+        // Conditioning as layer_norm's: the rounding of the mean, scaled by rstd; for dx also
+        // the sums' (their |terms| over n), scaled by w * rstd.
+        const double cond = (std::abs(x.ref.v[i]) + std::abs(mu[k])) * rstd[k];
+        y.v[i] = xhat[i] * wk + b.ref.v[k];
+        y.mag[i] = 50 * eps_of(dt) * cond * std::abs(wk) / composite_tol(dt).rtol;
+        ye.v[i] = (x.ref.v[i] - rm.ref.v[k]) / std::sqrt(rv.ref.v[k] + eps) * wk + b.ref.v[k];
+        dx.v[i] = wk * rstd[k] * (g - sg[k] / per - xhat[i] * sgx[k] / per);
+        dx.mag[i] = 50 * eps_of(dt) / composite_tol(dt).rtol * std::abs(wk) * rstd[k] *
+                    (std::abs(g) + ag[k] / per + (std::abs(xhat[i]) + cond) * agx[k] / per +
+                     cond * std::abs(sgx[k]) / per);
+      }
+      for (int64_t k = 0; k < c; ++k) {
+        dw.v[k] = sgx[k], db.v[k] = sg[k];
+        dw.mag[k] = agx[k] * 50, db.mag[k] = ag[k];
+      }
+      run_case(describe("batch_norm", {&x, &up}), [&] {
+        x.t.requires_grad_();
+        w.t.requires_grad_();
+        b.t.requires_grad_();
+        lt::Tensor out = lt::batch_norm(x.t, w.t, b.t, {}, {}, true, 0.1, eps);
+        out.backward(up.t);
+        lt::mark_step();  // one graph for the output and the gradients
+        expect_match(out, y, composite_tol(dt), s.dev);
+        expect_match(x.t.grad(), dx, composite_tol(dt), s.dev);
+        expect_match(w.t.grad(), dw, composite_tol(dt), s.dev);
+        expect_match(b.t.grad(), db, composite_tol(dt), s.dev);
+      });
+      if (trial % 3 != 0) continue;  // evaluation is elementwise: fewer cases (compile time)
+      run_case(describe("batch_norm eval", {&x}), [&] {
+        expect_match(
+            lt::batch_norm(x.t.detach(), w.t.detach(), b.t.detach(), rm.t, rv.t, false, 0.1, eps),
+            ye, composite_tol(dt), s.dev);
+      });
+    }
+  }
+}
+
 void sweep_activations(Sweep& s) {
   for (Dtype dt : kFloatDtypes) {
     for (int trial = 0; trial < s.trials; ++trial) {
@@ -2966,6 +3034,7 @@ const std::vector<std::pair<std::string, SweepFn>>& all_sweeps() {
       {"Random", sweep_random},
       {"Softmax", sweep_softmax},
       {"LayerNorm", sweep_layer_norm},
+      {"BatchNorm", sweep_batch_norm},
       {"Activations", sweep_activations},
       {"MathComposites", sweep_math_composites},
       {"Statistics", sweep_statistics},
@@ -3037,6 +3106,7 @@ LT_SWEEP_TEST(Creation)
 LT_SWEEP_TEST(Random)
 LT_SWEEP_TEST(Softmax)
 LT_SWEEP_TEST(LayerNorm)
+LT_SWEEP_TEST(BatchNorm)
 LT_SWEEP_TEST(Activations)
 LT_SWEEP_TEST(MathComposites)
 LT_SWEEP_TEST(Statistics)

@@ -186,6 +186,16 @@ TEST_P(TorchNn, LayersAndActivationsFromOptions) {
   EXPECT_TRUE(bn->named_parameters().is_empty());
   for (double m : dv(b.mean({0, 2}))) EXPECT_NEAR(m, 0, 1e-5);
   EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 1);
+  // The functional spellings: F::batch_norm with its options, and torch::batch_norm.
+  torch::Tensor rm = torch::zeros({3}).to(dev()), rv = torch::ones({3}).to(dev());
+  torch::Tensor w = torch::full({3}, 2.0).to(dev()), bias = torch::ones({3}).to(dev());
+  torch::Tensor f = F::batch_norm(
+      x, rm, rv, F::BatchNormFuncOptions().weight(w).bias(bias).momentum(0.5).training(true));
+  expect_same(f, b * 2.0 + 1.0, 1e-4);
+  expect_same(rm, bn->running_mean);
+  expect_same(rv, bn->running_var);
+  expect_same(torch::batch_norm(x, w, {}, rm, rv, false, 0.1, 1e-5, false),
+              (x - rm.reshape({1, 3, 1})) / torch::sqrt(rv.reshape({1, 3, 1}) + 1e-5) * 2.0);
 
   torch::Tensor table = torch::randn({5, 2});
   auto emb = torch::nn::Embedding::from_pretrained(table);

@@ -283,6 +283,13 @@ Tensor pairwise_distance(const Tensor& a, const Tensor& b, double p = 2, double 
                          bool keepdim = false);
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight = {},
                   const Tensor& bias = {}, double eps = 1e-5);
+// libtorch's torch::batch_norm: input [N, C, ...] normalized per channel, then scaled by weight
+// and shifted by bias ([C] each, or undefined). training: with the batch's mean and biased
+// variance over every dim but C, and running_mean/running_var (when given) move towards the
+// batch's mean and unbiased variance by `momentum`, in place; else with the running statistics.
+Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                  const Tensor& running_mean, const Tensor& running_var, bool training,
+                  double momentum, double eps, bool cudnn_enabled = false);
 Tensor pixel_shuffle(const Tensor& x, int64_t upscale_factor);
 Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b = {});

@@ -143,31 +143,15 @@ Tensor BatchNormImplBase::forward(const Tensor& x) {
   LT_CHECK(x.dim() >= min_dim_ && x.dim() <= max_dim_ && x.size(1) == c, kind_,
            ": expected input [N, ", c, max_dim_ == 4 ? ", H, W]" : "] or [N, C, L]",
            " with C = ", c, ", got ", shape_str(x.sizes()));
-  std::vector<int64_t> dims{0}, bshape(static_cast<size_t>(x.dim()), 1);
-  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
-  bshape[1] = c;
-  Tensor mean, var;
+  // Without tracked statistics (running_mean undefined) both modes use the batch's.
   const bool use_batch = is_training() || !options.track_running_stats();
-  if (use_batch) {
-    mean = x.mean(dims, true);
-    Tensor centered = x - mean;
-    var = (centered * centered).mean(dims, true);
-    if (is_training() && options.track_running_stats()) {
-      NoGradGuard g;
-      const double n = static_cast<double>(x.numel() / c);
-      const double m = options.momentum();
-      Tensor unbiased = var.detach().reshape({c}) * (n / std::max(n - 1.0, 1.0));
-      running_mean.mul_(1.0 - m).add_(mean.detach().reshape({c}) * m);
-      running_var.mul_(1.0 - m).add_(unbiased * m);
-      num_batches_tracked.add_(1);
-    }
-  } else {
-    mean = running_mean.reshape(bshape);
-    var = running_var.reshape(bshape);
+  Tensor y = batch_norm(x, weight, bias, running_mean, running_var, use_batch, options.momentum(),
+                        options.eps());
+  if (is_training() && options.track_running_stats()) {
+    NoGradGuard g;
+    num_batches_tracked.add_(1);
   }
-  Tensor y = (x - mean) * rsqrt(var + options.eps());
-  if (!options.affine()) return y;
-  return y * weight.reshape(bshape) + bias.reshape(bshape);
+  return y;
 }
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& o) : options(o) {

@@ -211,6 +211,13 @@ inline Tensor embedding_bag(const Tensor& input, const Tensor& weight,
   return lt::embedding_bag(input, weight, o.offsets(), o.mode(), o.per_sample_weights(),
                            o.include_last_offset(), o.padding_idx());
 }
+struct BatchNormFuncOptions {
+  LT_ARG(Tensor, weight);
+  LT_ARG(Tensor, bias);
+  LT_ARG(bool, training) = false;
+  LT_ARG(std::optional<double>, momentum) = 0.1;
+  LT_ARG(double, eps) = 1e-5;
+};
 struct InstanceNormFuncOptions {
   LT_ARG(Tensor, running_mean);
   LT_ARG(Tensor, running_var);
@@ -333,6 +340,15 @@ inline Tensor max_pool2d(const Tensor& x, const MaxPool2dFuncOptions& o) {
 inline Tensor avg_pool2d(const Tensor& x, const AvgPool2dFuncOptions& o) {
   return lt::avg_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
                         o.count_include_pad(), o.divisor_override());
+}
+// libtorch's F::batch_norm: lt::batch_norm with the options' weight, bias, training, momentum
+// and eps (running_mean/running_var may be undefined when training).
+inline Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                         const BatchNormFuncOptions& o = {}) {
+  if (!o.momentum().has_value())
+    throw Error("batch_norm: momentum must be a number (libtorch's F::batch_norm takes its value)");
+  return lt::batch_norm(x, o.weight(), o.bias(), running_mean, running_var, o.training(),
+                        *o.momentum(), o.eps());
 }
 // Each (sample, channel) normalized over its spatial dims (group_norm with a group per
 // channel). With use_input_stats and running stats given, they move towards the batch average of
