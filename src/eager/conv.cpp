@@ -45,7 +45,8 @@ int64_t cols_budget_bytes() {
 
 // Where kernel offset (kh, kw) reads: input column iw = ow * sw + off_w, in range for output
 // columns [lo, hi); input row ih = oh * sh + shift, and at stride 1 in range for output rows
-// [oh0, oh1). im2col and col2im share it.
+// [oh0, oh1). im2col and col2im share it, computed once per kernel offset (taps_of): per column
+// row its divisions had cost as much as copying a 7x7 plane.
 struct Tap {
   int64_t off_w, lo, hi, shift, oh0, oh1;
 };
@@ -64,11 +65,20 @@ Tap tap_of(const ConvGeom& g, int64_t kh, int64_t kw) {
 // contiguous run in both the image and the columns.
 bool rows_run(const ConvGeom& g) { return g.sh == 1 && g.sw == 1 && g.OW == g.W; }
 
+// Every kernel offset's tap, at kh * KW + kw.
+std::vector<Tap> taps_of(const ConvGeom& g) {
+  std::vector<Tap> t;
+  t.reserve(static_cast<size_t>(g.KH * g.KW));
+  for (int64_t kh = 0; kh < g.KH; ++kh)
+    for (int64_t kw = 0; kw < g.KW; ++kw) t.push_back(tap_of(g, kh, kw));
+  return t;
+}
+
 // One im2col row (channel c, kernel offset kh, kw) of one image plane x[H, W] into dst[L]:
 // per output row the in-range span is a strided copy, the rest zero.
 template <typename T>
-void im2col_row(const T* x, const ConvGeom& g, int64_t kh, int64_t kw, T* dst) {
-  const auto [off_w, lo, hi, shift, oh0, oh1] = tap_of(g, kh, kw);
+void im2col_row(const T* x, const ConvGeom& g, const Tap& tap, T* dst) {
+  const auto [off_w, lo, hi, shift, oh0, oh1] = tap;
   if (rows_run(g)) {
     // The in-range rows are one contiguous copy, and only their out-of-range columns (which the
     // copy filled from the neighbouring rows) are zeroed after, instead of a copy per row.
@@ -107,11 +117,14 @@ template <typename T>
 void im2col_chunk(const T* x, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, const ConvGeom& g,
                   T* cols) {
   const int64_t kk = g.KH * g.KW;
+  const std::vector<Tap> taps = taps_of(g);
   parallel_for(g.K() * nb, 4, [&](int64_t b, int64_t e) {
+    // i = r * nb + n: column row r (channel r / kk, kernel offset r % kk) of image n.
+    int64_t r = b / nb, n = b % nb;
     for (int64_t i = b; i < e; ++i) {
-      const int64_t r = i / nb, n = i % nb, c = r / kk, kh = (r / g.KW) % g.KH, kw = r % g.KW;
-      im2col_row(x + ((n0 + n) * ctot + gi * g.C + c) * g.H * g.W, g, kh, kw,
-                 cols + (r * nb + n) * g.L());
+      im2col_row(x + ((n0 + n) * ctot + gi * g.C + r / kk) * g.H * g.W, g,
+                 taps[static_cast<size_t>(r % kk)], cols + i * g.L());
+      if (++n == nb) n = 0, ++r;
     }
   });
 }
@@ -124,6 +137,7 @@ template <typename T>
 void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, const ConvGeom& g,
                   T* x) {
   const bool runs = rows_run(g);
+  const std::vector<Tap> taps = taps_of(g);
   parallel_for(g.C * nb, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t c = i / nb, n = i % nb;
@@ -133,7 +147,7 @@ void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, con
           T* src = cols + ((((c * g.KH + kh) * g.KW + kw) * nb) + n) * g.L();
           // The output columns whose input column is inside the image, as in im2col_row: a
           // contiguous (vectorized) add at unit stride.
-          const auto [off_w, lo, hi, shift, oh0, oh1] = tap_of(g, kh, kw);
+          const auto [off_w, lo, hi, shift, oh0, oh1] = taps[static_cast<size_t>(kh * g.KW + kw)];
           if (runs) {
             if (oh1 == oh0 || hi <= lo) continue;
             for (int64_t oh = oh0; oh < oh1; ++oh) {
