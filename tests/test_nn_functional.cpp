@@ -426,6 +426,29 @@ TEST_P(NnFunctional, BatchNormMatchesTheCompositeInValuesGradientsAndSecondGradi
                        on(w0).reshape(shape)),
                     1e-5, "eval");
   }
+  // Only some inputs needing a gradient: each that does gets the composite's.
+  {
+    const Tensor base = lt::randn({4, 3, 5}), w0 = lt::randn({3}), b0 = lt::randn({3}),
+                 v = on(lt::randn({4, 3, 5}));
+    for (int mask : {1, 2, 4, 6}) {  // bit 0: x, bit 1: w, bit 2: b
+      SCOPED_TRACE(mask);
+      Tensor ins[2][3];
+      for (Tensor* t : ins) {
+        t[0] = on(base).detach().requires_grad_(mask & 1);
+        t[1] = on(w0).detach().requires_grad_((mask & 2) != 0);
+        t[2] = on(b0).detach().requires_grad_((mask & 4) != 0);
+      }
+      Tensor y = lt::batch_norm(ins[0][0], ins[0][1], ins[0][2], {}, {}, true, 0.1, eps);
+      Tensor yr = composite_batch_norm(ins[1][0], ins[1][1], ins[1][2], eps);
+      (y * v).sum().backward();
+      (yr * v).sum().backward();
+      for (int i = 0; i < 3; ++i) {
+        ASSERT_EQ(ins[0][i].grad().defined(), ((mask >> i) & 1) != 0) << i;
+        if (ins[0][i].grad().defined())
+          expect_near_all(ins[0][i].grad(), dv(ins[1][i].grad()), 1e-4, "partial");
+      }
+    }
+  }
   // float64 finite differences, with and without the affine parameters.
   using lt_test::In;
   using V = std::vector<Tensor>;

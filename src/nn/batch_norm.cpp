@@ -70,7 +70,6 @@ struct BatchNormTrain : autograd::Function<BatchNormTrain> {
     const IntList d(dims);
     const bool need_x = ctx->needs_input_grad(0), need_w = ctx->needs_input_grad(1),
                need_b = ctx->needs_input_grad(2);
-    const Tensor db = need_b ? g.sum(d).reshape({x.size(1)}) : Tensor();
     if (is_grad_enabled()) {
       // create_graph: the gradient itself is differentiated later, so it is the composite's own
       // gradient, recorded from x (whose history the saved copy keeps) rather than from the
@@ -79,7 +78,8 @@ struct BatchNormTrain : autograd::Function<BatchNormTrain> {
       const Stats s = batch_stats(x, eps);
       Tensor y = (x - s.mean) * s.rstd;
       if (w.defined()) y = y * per_channel(w, x);
-      variable_list in, out{Tensor(), Tensor(), db, Tensor()};
+      variable_list in,
+          out{Tensor(), Tensor(), need_b ? g.sum(d).reshape({x.size(1)}) : Tensor(), Tensor()};
       if (need_x) in.push_back(x);
       if (need_w) in.push_back(w);
       if (!in.empty()) {
@@ -92,9 +92,12 @@ struct BatchNormTrain : autograd::Function<BatchNormTrain> {
     }
     const Tensor &mean = saved[2], &rstd = saved[3];
     const double n = static_cast<double>(x.numel() / x.size(1));
-    const Tensor xhat = (x - mean) * rstd;
-    const Tensor sg = g.sum(d, true), sgx = (g * xhat).sum(d, true);
-    Tensor dx, dw;
+    const Tensor sg = need_x || need_b ? g.sum(d, true) : Tensor();
+    Tensor xhat, sgx, dx, dw;
+    if (need_x || need_w) {
+      xhat = (x - mean) * rstd;
+      sgx = (g * xhat).sum(d, true);
+    }
     if (need_x) {
       const Tensor scale = w.defined() ? per_channel(w, x) * rstd : rstd;
       dx = scale * (g - sg * (1.0 / n) - xhat * (sgx * (1.0 / n)));
