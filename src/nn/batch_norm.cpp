@@ -34,18 +34,25 @@ Tensor per_channel(const Tensor& v, const Tensor& x) {
   return v.reshape(IntList(s));
 }
 
-// The affine-free normalization and its pieces, as autograd would see them.
+// The affine-free normalization and its pieces, as autograd would see them: xhat = c * rstd.
 struct Stats {
-  Tensor mean, var, rstd;
+  Tensor mean, centered, var, rstd;
 };
 Stats batch_stats(const Tensor& x, double eps) {
   const std::vector<int64_t> dims = stat_dims(x);
   Stats s;
   s.mean = x.mean(IntList(dims), true);
-  const Tensor c = x - s.mean;
-  s.var = (c * c).mean(IntList(dims), true);
+  s.centered = x - s.mean;
+  s.var = (s.centered * s.centered).mean(IntList(dims), true);
   s.rstd = rsqrt(s.var + eps);
   return s;
+}
+
+// y * weight + bias per channel, either of them undefined.
+Tensor affine(Tensor y, const Tensor& w, const Tensor& b) {
+  if (w.defined()) y = y * per_channel(w, y);
+  if (b.defined()) y = y + per_channel(b, y);
+  return y;
 }
 
 // Outputs: y, and the batch's mean and (biased) variance for the running statistics, [1, C, ...]
@@ -54,9 +61,7 @@ struct BatchNormTrain : autograd::Function<BatchNormTrain> {
   static variable_list forward(AutogradContext* ctx, const Tensor& x, const Tensor& w,
                                const Tensor& b, double eps) {
     const Stats s = batch_stats(x, eps);
-    Tensor y = (x - s.mean) * s.rstd;
-    if (w.defined()) y = y * per_channel(w, x);
-    if (b.defined()) y = y + per_channel(b, x);
+    const Tensor y = affine(s.centered * s.rstd, w, b);
     ctx->save_for_backward({x, w, s.mean, s.rstd});
     ctx->saved_data["eps"] = eps;
     ctx->mark_non_differentiable({s.mean, s.var});
@@ -76,8 +81,7 @@ struct BatchNormTrain : autograd::Function<BatchNormTrain> {
       // statistics forward computed without a graph.
       const double eps = ctx->saved_data["eps"].toDouble();
       const Stats s = batch_stats(x, eps);
-      Tensor y = (x - s.mean) * s.rstd;
-      if (w.defined()) y = y * per_channel(w, x);
+      const Tensor y = affine(s.centered * s.rstd, w, Tensor());
       variable_list in,
           out{Tensor(), Tensor(), need_b ? g.sum(d).reshape({x.size(1)}) : Tensor(), Tensor()};
       if (need_x) in.push_back(x);
@@ -134,19 +138,13 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     LT_CHECK(running_mean.defined(),
              "batch_norm: evaluation (training = false) needs running_mean and running_var");
     return in_compute_dtype(input, [&](const Tensor& x) {
-      Tensor y = (x - per_channel(running_mean.to(x.dtype()), x)) *
-                 rsqrt(per_channel(running_var.to(x.dtype()), x) + eps);
-      if (weight.defined()) y = y * per_channel(weight, x);
-      if (bias.defined()) y = y + per_channel(bias, x);
-      return y;
+      return affine((x - per_channel(running_mean.to(x.dtype()), x)) *
+                        rsqrt(per_channel(running_var.to(x.dtype()), x) + eps),
+                    weight, bias);
     });
   }
-  if (input.numel() == 0) {  // as libtorch: an empty result still connected to the parameters
-    Tensor y = input.clone();
-    if (weight.defined()) y = y * per_channel(weight, input);
-    if (bias.defined()) y = y + per_channel(bias, input);
-    return y;
-  }
+  // As libtorch: an empty result still connected to the parameters.
+  if (input.numel() == 0) return affine(input.clone(), weight, bias);
   LT_CHECK(input.numel() / c > 1,
            "batch_norm: expected more than 1 value per channel when training, got input of shape ",
            shape_str(input.sizes()));
