@@ -93,6 +93,7 @@ const std::vector<MathOp>& math_ops() {
       {"tanh", [](const lt::Tensor& t) { return t.tanh(); }, 4},
       {"sigmoid", [](const lt::Tensor& t) { return t.sigmoid(); }, 2},
       {"erf", [](const lt::Tensor& t) { return t.erf(); }, 4},
+      {"erfc", [](const lt::Tensor& t) { return t.erfc(); }, 1},  // libm on both
       {"atan", [](const lt::Tensor& t) { return t.atan(); }, 1},
       {"reciprocal", [](const lt::Tensor& t) { return t.reciprocal(); }, 0},
   };

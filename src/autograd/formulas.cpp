@@ -69,6 +69,8 @@ std::vector<Tensor> apply_formula(const GradFn& f, const std::vector<Tensor>& s,
     case K::Sigmoid: return {g * y * (1.0 - y)};
     case K::Relu: return {where(s[0] > 0.0, g, 0.0)};
     case K::Erf: return {g * (2.0 / std::sqrt(M_PI)) * exp(-(s[0] * s[0]))};
+    case K::Erfc:
+      return {g * (-2.0 / std::sqrt(M_PI)) * exp(-(s[0] * s[0]))};
     case K::Atan: return {g / (s[0] * s[0] + 1.0)};
     case K::Reciprocal: return {-g * y * y};
     case K::Cast: return {as_dtype(g, in_dtype(0))};

@@ -133,6 +133,8 @@ void unary_typed(OpKind op, const Tensor& x, const Tensor& out) {
       case K::Sigmoid:
         return unary_loop<T, T>(out, x, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
       case K::Erf: return unary_loop<T, T>(out, x, [](T v) { return std::erf(v); });
+      case K::Erfc:
+        return unary_loop<T, T>(out, x, [](T v) { return std::erfc(v); });
       case K::Atan: return unary_loop<T, T>(out, x, [](T v) { return std::atan(v); });
       case K::Reciprocal: return unary_loop<T, T>(out, x, [](T v) { return T(1) / v; });
       case K::Floor: return unary_loop<T, T>(out, x, [](T v) { return std::floor(v); });

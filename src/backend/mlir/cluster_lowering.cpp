@@ -284,6 +284,8 @@ class Lowering {
         return arith::MaxSIOp::create(b, loc_, x[0], iconst(b, ct, 0));
       case OpKind::Erf:
         return zero_passes(b, loc_, x[0], erf_f32(b, loc_, x[0]));
+      case OpKind::Erfc:  // libm's, as eager (excluded from the polynomial approximations)
+        return math::ErfcOp::create(b, loc_, x[0]);
       case OpKind::Atan:
         return math::AtanOp::create(b, loc_, x[0]);
       case OpKind::Sign: {
