@@ -589,6 +589,7 @@ const std::vector<UnaryOp>& unary_ops() {
       {LT_U(sigmoid),     ref_sigmoid,            kFloat, {-8, 8},       {-8, 8}, true,  trans_tol, {-2, 2}},
       {LT_U(relu),        LT_R(x < 0 ? 0.0 : x),  kSame,  {},            {-5, 5}, false, exact_tol, {0.3, 1.5, true}},
       {LT_U(erf),         LT_R(std::erf(x)),      kFloat, {-3, 3},       {-3, 3}, true,  trans_tol, {-1.5, 1.5}},
+      {LT_U(erfc),        LT_R(std::erfc(x)),     kFloat, {-3, 8},       {-3, 8}, true,  trans_tol, {-1.5, 1.5}},
       {LT_U(atan),        LT_R(std::atan(x)),     kFloat, {-6, 6},       {-6, 6}, true,  trans_tol, {-2, 2}},
       {LT_U(sign),        ref_sign,               kSame,  {-2, 2, true}, {-5, 5}, false, exact_tol, {}},
       {LT_U(floor),       LT_R(std::floor(x)),    kSame,  {-4, 4},       {-5, 5}, false, exact_tol, {}},
@@ -2320,6 +2321,17 @@ void sweep_activations(Sweep& s) {
   }
 }
 
+// erf's inverse in float64 by bisection on libm's erf (the reference for lt::erfinv).
+double ref_erfinv(double y) {
+  if (std::abs(y) >= 1) return y == 1 ? kInf : (y == -1 ? -kInf : kNaN);
+  double lo = -7, hi = 7;
+  for (int i = 0; i < 200 && lo < hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (std::erf(mid) < y ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
 // The elementwise math composites (src/api/math_composites.cpp) against libm in float64: random
 // shapes and layouts (0-d, empty, strided, expanded), both float dtypes, broadcast operands, and
 // the special values each must keep (signed zeros, infinities, NaN).
@@ -2352,6 +2364,7 @@ void sweep_math_composites(Sweep& s) {
        [](double v) { return v - std::trunc(v); },
        {-5, 5}},
       {"nan_to_num", [](T x) { return x.nan_to_num(); }, [](double v) { return v; }, {-5, 5}},
+      {"erfinv", [](T x) { return x.erfinv(); }, ref_erfinv, {-0.999, 0.999}},
   };
   for (const Row& row : rows) {
     for (Dtype dt : kFloatDtypes) {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "lt/reduction.h"
@@ -93,6 +94,7 @@ Tensor log10(const Tensor& x);
 Tensor exp2(const Tensor& x);
 Tensor trunc(const Tensor& x);  // toward zero; integers unchanged
 Tensor frac(const Tensor& x);   // x - trunc(x)
+Tensor erfinv(const Tensor& x);  // the inverse of erf (float64 inside, rounded once)
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 Tensor isfinite(const Tensor& x);
@@ -184,7 +186,9 @@ Tensor var(const Tensor& t, IntList dims = {}, bool unbiased = true, bool keepdi
 Tensor std(const Tensor& t, IntList dims = {}, bool unbiased = true, bool keepdim = false);
 Tensor logsumexp(const Tensor& t, IntList dims, bool keepdim = false);
 Tensor norm(const Tensor& t);
-Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim = false);
+// The p-norm over dims (all dims when empty): p = 2, 1, +-inf directly; any other p (0 counts
+// non-zeros, negative p) as linalg::vector_norm.
+Tensor norm(const Tensor& t, double p, IntList dims = {}, bool keepdim = false);
 
 // ---- shape
 Tensor reshape(const Tensor& t, IntList sizes);
@@ -244,13 +248,46 @@ Tensor flip(const Tensor& x, IntList dims);
 Tensor roll(const Tensor& x, IntList shifts, IntList dims = {});
 Tensor repeat_interleave(const Tensor& x, int64_t repeats,
                          std::optional<int64_t> dim = std::nullopt);
+// Element (slice) i repeated repeats[i] times (an int64 0-d or 1-d tensor; a data-dependent
+// size: on the lazy device one sync, DataDependentSync). Without x: arange(n) repeated so.
+Tensor repeat_interleave(const Tensor& x, const Tensor& repeats,
+                         std::optional<int64_t> dim = std::nullopt);
+Tensor repeat_interleave(const Tensor& repeats);
+// The most frequent value of each slice along dim (of ties the smallest) and the last index
+// where it occurs, as PyTorch's.
+std::tuple<Tensor, Tensor> mode(const Tensor& t, int64_t dim = -1, bool keepdim = false);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);
 Tensor take_along_dim(const Tensor& x, const Tensor& index,
                       std::optional<int64_t> dim = std::nullopt);
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha = 1);
 Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+// x with every slice of `dim` named by the int64 index (0-d or 1-d; negative counts from the
+// end) set to value (a Scalar, or a 0-d tensor, which then gets its gradient).
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value);
+// dim split into `sizes` (one may be -1); a view where reshape gives one.
+Tensor unflatten(const Tensor& x, int64_t dim, IntList sizes);
+std::vector<Tensor> split_with_sizes(const Tensor& t, IntList sizes, int64_t dim = 0);
 // A data-dependent shape: on the lazy device it evaluates the mask (DataDependentSync).
 Tensor masked_select(const Tensor& x, const Tensor& mask);
+// The distinct values of x, sorted (x flattened), with what was asked: the inverse (for each
+// element of x, its value's position in the result; x's shape) and each value's count; a tuple
+// element not asked for is empty. libtorch's spellings: _unique2 (the same) and _unique (no
+// counts). unique_consecutive keeps the first of each run of equal elements (of equal slices
+// along dim when given; the inverse is then per slice). Data-dependent sizes: on the lazy device
+// each is one sync (DataDependentSync).
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool sorted = true,
+                                          bool return_inverse = false, bool return_counts = false);
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& x, bool sorted = true,
+                                            bool return_inverse = false,
+                                            bool return_counts = false);
+std::tuple<Tensor, Tensor> _unique(const Tensor& x, bool sorted = true,
+                                   bool return_inverse = false);
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse = false,
+                                                      bool return_counts = false,
+                                                      std::optional<int64_t> dim = std::nullopt);
 Tensor count_nonzero(const Tensor& x, IntList dims = {});
 std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntList dims = {}, bool unbiased = true,
                                     bool keepdim = false);
@@ -271,6 +308,14 @@ Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor outer(const Tensor& a, const Tensor& b);
 Tensor mv(const Tensor& m, const Tensor& v);
+// 1-d products: dot and vdot (the same for real tensors) need equal sizes and one dtype; inner
+// contracts the last dims ([.., k] and [.., k] -> a's leading dims then b's); 0-d multiplies.
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor vdot(const Tensor& a, const Tensor& b);
+Tensor inner(const Tensor& a, const Tensor& b);
+// input + value * t1 * t2 and input + value * t1 / t2 (t1, t2 not both integers), broadcast.
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
 // beta * input + alpha * (m1 @ m2); beta = 0 ignores input (NaN included), as PyTorch's.
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta = 1,
              const Scalar& alpha = 1);
@@ -298,6 +343,20 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList st
 // [N, C, L] (or [C, L]) with weight [out, C / groups, k]: conv2d of a height-1 image.
 Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b = {}, IntList stride = {1},
               IntList padding = {0}, IntList dilation = {1}, int64_t groups = 1);
+// libtorch's padding by name: "valid" (none) or "same" (each output as large as its input;
+// stride 1 only; an odd total padding puts its extra element after the input, as PyTorch's).
+// A string literal or std::string, never a braced list: conv1d(x, w, {}, {2}, {0}) stays sizes.
+struct PaddingName {
+  template <size_t N>
+  PaddingName(const char (&s)[N]) : value(s) {}
+  template <typename S, typename = std::enable_if_t<std::is_same_v<S, std::string>>>
+  PaddingName(const S& s) : value(s) {}  // a template: no conversion from {0}
+  std::string value;
+};
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
+              const PaddingName& padding, IntList dilation = {1, 1}, int64_t groups = 1);
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
+              const PaddingName& padding, IntList dilation = {1}, int64_t groups = 1);
 // einsum as torch.einsum: "bij,bjk->bik", an implicit output ("ij,jk"), "..." broadcast dims,
 // repeated subscripts (diagonals), any number of operands (contracted left to right by bmm).
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
@@ -351,6 +410,15 @@ Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size);
 // which alone takes the gradient, as PyTorch's.
 std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& x, IntList output_size);
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, IntList output_size);
+// max_pool2d/max_pool1d and, for each output, the index of its maximum in the flattened input
+// plane (H * W, or L): libtorch's return_indices (the first maximum of a window; NaN wins).
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntList kernel,
+                                                   IntList stride = {}, IntList padding = {0, 0},
+                                                   IntList dilation = {1, 1},
+                                                   bool ceil_mode = false);
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& x, IntList kernel,
+                                                   IntList stride = {}, IntList padding = {0},
+                                                   IntList dilation = {1}, bool ceil_mode = false);
 // Resizing of [N, C, L] or [N, C, H, W] by size or scale_factor: nearest (any dtype), linear
 // (3-d) or bilinear (4-d) with or without align_corners, as PyTorch's F.interpolate.
 Tensor interpolate(const Tensor& x, IntList size, const std::vector<double>& scale_factor = {},

@@ -50,7 +50,7 @@ enum class Nonlinearity {
   LeakyReLU
 };
 // interpolate's modes: libtorch's tags torch::kNearest, kLinear, kBilinear, ... convert to it.
-enum class InterpolateMode { Nearest, Linear, Bilinear, Bicubic, Trilinear, Area };
+enum class InterpolateMode { Nearest, Linear, Bilinear, Bicubic, Trilinear, Area, NearestExact };
 namespace enumtype {
 #define LT_INTERP_TAG(Tag, Mode)                                                 \
   struct Tag {                                                                   \
@@ -65,6 +65,7 @@ LT_INTERP_TAG(kBilinear, Bilinear)
 LT_INTERP_TAG(kBicubic, Bicubic)
 LT_INTERP_TAG(kTrilinear, Trilinear)
 LT_INTERP_TAG(kArea, Area)
+LT_INTERP_TAG(kNearestExact, NearestExact)
 #undef LT_INTERP_TAG
 }  // namespace enumtype
 inline constexpr enumtype::kNearest kNearest{};
@@ -73,6 +74,7 @@ inline constexpr enumtype::kBilinear kBilinear{};
 inline constexpr enumtype::kBicubic kBicubic{};
 inline constexpr enumtype::kTrilinear kTrilinear{};
 inline constexpr enumtype::kArea kArea{};
+inline constexpr enumtype::kNearestExact kNearestExact{};
 
 // Padding modes (F::pad's mode and Conv2d's padding_mode): torch::kConstant, kZeros (a conv's
 // zero padding), kReflect, kReplicate, kCircular.
@@ -94,6 +96,15 @@ inline constexpr enumtype::kZeros kZeros{};
 inline constexpr enumtype::kReflect kReflect{};
 inline constexpr enumtype::kReplicate kReplicate{};
 inline constexpr enumtype::kCircular kCircular{};
+
+// A convolution's padding by name (Conv1d/Conv2d options, F::conv1d/conv2d): torch::kValid (none)
+// and torch::kSame (outputs as large as the inputs).
+namespace enumtype {
+struct kValid {};
+struct kSame {};
+}  // namespace enumtype
+inline constexpr enumtype::kValid kValid{};
+inline constexpr enumtype::kSame kSame{};
 
 namespace enumtype {
 #define LT_NONLINEARITY_TAG(Tag, Mode)                                     \

@@ -152,6 +152,8 @@ class Tensor {
   Tensor exp2() const;
   Tensor trunc() const;
   Tensor frac() const;
+  Tensor erfinv() const;
+  Tensor& erfinv_() const;
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;
@@ -165,8 +167,11 @@ class Tensor {
   Tensor fmod(const Scalar& o) const;
   Tensor remainder(const Tensor& o) const;
   Tensor remainder(const Scalar& o) const;
-  // The elementwise unary ops of the registry (the U rows of lt/ops.def): t.exp(), ...
-#define U(Name, ident, ...) Tensor ident() const;
+  // The elementwise unary ops of the registry (the U rows of lt/ops.def): t.exp(), ..., and
+  // their in-place forms t.exp_(), ... (the result must cast to this tensor's dtype, as add_).
+#define U(Name, ident, ...) \
+  Tensor ident() const;     \
+  Tensor& ident##_() const;
 #include "lt/ops.def"
 #undef U
   Tensor gelu(const std::string& approximate = "none") const;
@@ -204,8 +209,7 @@ class Tensor {
   Tensor& fill_(const Scalar& v) const;
   Tensor& copy_(const Tensor& src) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
-  Tensor& relu_() const;
-  // bitwise (src/api/bitwise.cpp); bitwise_not() comes from the op table
+  // bitwise (src/api/bitwise.cpp); bitwise_not() and bitwise_not_() come from the op table
 #define LT_BITWISE_METHODS(name)          \
   Tensor name(const Tensor& o) const;     \
   Tensor name(const Scalar& o) const;     \
@@ -217,7 +221,6 @@ class Tensor {
   LT_BITWISE_METHODS(bitwise_left_shift)
   LT_BITWISE_METHODS(bitwise_right_shift)
 #undef LT_BITWISE_METHODS
-  Tensor& bitwise_not_() const;
   // Random fills, drawn as the factories draw (seeded by manual_seed): integers in [from, to)
   // (to defaults to the largest value the dtype holds exactly, 2^24 for float32), uniform in
   // [from, to), normal(mean, std).
@@ -287,7 +290,7 @@ class Tensor {
   }
   Tensor logsumexp(IntList dims, bool keepdim = false) const;
   Tensor norm() const;
-  Tensor norm(double p, IntList dims, bool keepdim = false) const;
+  Tensor norm(double p, IntList dims = {}, bool keepdim = false) const;
 
   // ---- shape and views (view-returning ops alias this tensor's storage)
   Tensor view(IntList sizes) const;
@@ -344,10 +347,66 @@ class Tensor {
   Tensor roll(IntList shifts, IntList dims = {}) const;
   Tensor cumsum(int64_t dim) const;
   Tensor cumprod(int64_t dim) const;
-  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
   Tensor outer(const Tensor& o) const;
+  // libtorch's method spellings of ops above (src/api/libtorch_extras.cpp); an in-place form
+  // writes the result into this tensor, whose dtype must hold it (as add_).
+  Tensor dot(const Tensor& o) const;
+  Tensor vdot(const Tensor& o) const;
+  Tensor inner(const Tensor& o) const;
+  Tensor mv(const Tensor& v) const;
+  Tensor addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor& addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+                const Scalar& alpha = 1) const;
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                   const Scalar& alpha = 1) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                     const Scalar& alpha = 1) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                          const std::string& reduce, bool include_self = true) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
+  Tensor take_along_dim(const Tensor& index, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor count_nonzero(IntList dims = {}) const;
+  Tensor count_nonzero(int64_t dim) const;
+  Tensor logical_xor(const Tensor& o) const;
+  Tensor xlogy(const Tensor& y) const;
+  Tensor xlogy(const Scalar& y) const;
+  Tensor copysign(const Tensor& o) const;
+  Tensor copysign(const Scalar& o) const;
+  Tensor heaviside(const Tensor& values) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntList indices, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntList sizes, int64_t dim = 0) const;
+  Tensor unflatten(int64_t dim, IntList sizes) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt) const;
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  Tensor movedim(IntList source, IntList destination) const;
+  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(
+      bool return_inverse = false, bool return_counts = false,
+      std::optional<int64_t> dim = std::nullopt) const;
+  Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
+  Tensor& lerp_(const Tensor& end, const Tensor& weight) const;
   std::vector<Tensor> chunk(int64_t n, int64_t dim = 0) const;
   Tensor repeat(IntList repeats) const;
 

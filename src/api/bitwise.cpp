@@ -41,6 +41,5 @@ LT_BITWISE_OP(>>, bitwise_right_shift)
 #undef LT_BITWISE_OP
 
 Tensor operator~(const Tensor& a) { return bitwise_not(a); }
-Tensor& Tensor::bitwise_not_() const { return inplace(K::BitwiseNot, *this, {*this}); }
 
 }  // namespace lt

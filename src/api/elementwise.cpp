@@ -138,9 +138,10 @@ Tensor ge(const Tensor& a, const Tensor& b) { return bin(K::Ge, a, b); }
 Tensor logical_and(const Tensor& a, const Tensor& b) { return bin(K::LogicalAnd, a, b); }
 Tensor logical_or(const Tensor& a, const Tensor& b) { return bin(K::LogicalOr, a, b); }
 // The U rows of lt/ops.def: lt::name(t) and t.name().
-#define U(Name, ident, ...)                                       \
-  Tensor ident(const Tensor& t) { return un(K::Name, t); }       \
-  Tensor Tensor::ident() const { return lt::ident(*this); }
+#define U(Name, ident, ...)                                 \
+  Tensor ident(const Tensor& t) { return un(K::Name, t); }  \
+  Tensor Tensor::ident() const { return lt::ident(*this); } \
+  Tensor& Tensor::ident##_() const { return inplace(K::Name, *this, {*this}); }
 #include "lt/ops.def"
 #undef U
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return call(K::Where, {c, a, b}); }
@@ -291,7 +292,6 @@ Tensor& Tensor::div_(const Tensor& o) const { return inplace(K::Div, *this, {*th
 Tensor& Tensor::div_(const Scalar& o) const {
   return inplace(K::Div, *this, {*this, wrap_scalar(o, device())});
 }
-Tensor& Tensor::relu_() const { return inplace(K::Relu, *this, {*this}); }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
   LT_CHECK(lo || hi, "clamp_: at least one of min and max must be given");
   if (!hi) return inplace(K::Maximum, *this, {*this, wrap_scalar(*lo, device())});

@@ -345,6 +345,12 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& v) const {
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& v) const {
   return masked_fill(mask, full({}, v, options()));
 }
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& v) {
+  return x.masked_fill(mask, v);
+}
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& v) {
+  return x.masked_fill(mask, v);
+}
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& v) const {
   return copy_(masked_fill(mask, v));
 }

@@ -119,6 +119,51 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
                 d = one(dilation, "dilation");
   return conv2d(x.unsqueeze(-2), w.unsqueeze(-2), b, {1, s}, {0, p}, {1, d}, groups).squeeze(-2);
 }
+
+namespace {
+// conv1d/conv2d with padding "valid" or "same" (spatial dims `nd`). For "same", each spatial
+// dim pads dilation * (k - 1) in all: half before and after, and an odd one more element after
+// (a zero pad of the input, then the symmetric padding in the convolution).
+Tensor conv_named_padding(const char* op, int64_t nd, const Tensor& x, const Tensor& w,
+                          const Tensor& b, IntList stride, const std::string& padding,
+                          IntList dilation, int64_t groups) {
+  OpContext ctx(op);
+  LT_CHECK(padding == "same" || padding == "valid", op,
+           ": padding must be \"same\", \"valid\" or sizes, got \"", padding, "\"");
+  auto conv = [&](const Tensor& in, IntList p) {
+    return nd == 2 ? conv2d(in, w, b, stride, p, dilation, groups)
+                   : conv1d(in, w, b, stride, p, dilation, groups);
+  };
+  const std::vector<int64_t> none(static_cast<size_t>(nd), 0);
+  if (padding == "valid") return conv(x, none);
+  for (int64_t s : stride)
+    LT_CHECK(s == 1, op, ": padding \"same\" needs stride 1, got stride ", shape_str(stride));
+  LT_CHECK(w.dim() == nd + 2, op, ": expected a ", nd + 2, "-d weight, got shape ",
+           shape_str(w.sizes()));
+  LT_CHECK(dilation.size() == 1 || static_cast<int64_t>(dilation.size()) == nd, op,
+           ": dilation must be one int or ", nd, ", got ", shape_str(dilation));
+  std::vector<int64_t> before(static_cast<size_t>(nd)), extra;  // extra: pad's (before, after)
+  bool odd = false;
+  for (int64_t i = nd - 1; i >= 0; --i) {  // pad() lists the last dim first
+    const int64_t d = dilation.size() == 1 ? dilation[0] : dilation[static_cast<size_t>(i)];
+    const int64_t total = d * (w.size(2 + i) - 1);
+    before[static_cast<size_t>(i)] = total / 2;
+    extra.insert(extra.end(), {0, total % 2});
+    odd = odd || total % 2;
+  }
+  return conv(odd ? pad(x, extra) : x, before);
+}
+}  // namespace
+
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
+              const PaddingName& padding, IntList dilation, int64_t groups) {
+  return conv_named_padding("conv2d", 2, x, w, b, stride, padding.value, dilation, groups);
+}
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
+              const PaddingName& padding, IntList dilation, int64_t groups) {
+  return conv_named_padding("conv1d", 1, x, w, b, stride, padding.value, dilation, groups);
+}
+
 Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, IntList stride,
                         IntList padding, IntList output_padding, int64_t groups, IntList dilation) {
   OpContext ctx("conv_transpose2d");

@@ -121,8 +121,10 @@ Tensor norm(const Tensor& t, double p, IntList dims, bool keepdim) {
   if (p == 2.0) return sqrt(sum(t * t, dims, keepdim));
   if (p == 1.0) return sum(abs(t), dims, keepdim);
   if (std::isinf(p)) return p > 0 ? amax(abs(t), dims, keepdim) : amin(abs(t), dims, keepdim);
-  LT_CHECK(p > 0, "norm: p must be positive or inf, got ", p);
-  return pow(sum(pow(abs(t), p), dims, keepdim), 1.0 / p);
+  if (p > 0) return pow(sum(pow(abs(t), p), dims, keepdim), 1.0 / p);
+  std::optional<std::vector<int64_t>> d;  // p = 0 and p < 0: vector_norm's (no recursion)
+  if (!dims.empty()) d = dims.vec();
+  return linalg::vector_norm(t, p, d, keepdim);
 }
 
 // ---- methods

@@ -5,6 +5,7 @@
 // PyTorch's formulas (area_pixel_compute_source_index and the adaptive start/end indices), in float
 // as PyTorch computes them.
 #include <cmath>
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -120,6 +121,62 @@ std::tuple<Tensor, Tensor> adaptive_max(const Tensor& x0, IntList out, const cha
 
 }  // namespace
 
+// max_pool2d's values (the primitive: its kernels and gradient) and where each came from: every
+// window's cells as flat plane indices (cells in the padding point at a -inf appended to the
+// plane), read without history, and the first maximum's index taken, as PyTorch's kernel does.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x0, IntList kernel, IntList stride,
+                                                   IntList padding, IntList dilation,
+                                                   bool ceil_mode) {
+  const char* name = "max_pool2d_with_indices";
+  OpContext ctx(name);
+  Tensor y = max_pool2d(x0, kernel, stride, padding, dilation, ceil_mode);
+  Tensor x = require_spatial(x0, 2, name);
+  const Dims k = pair_of(kernel, name, "kernel_size"), s = pair_of(stride, name, "stride", k),
+             p = pair_of(padding, name, "padding"), d = pair_of(dilation, name, "dilation");
+  const int64_t h = x.size(2), w = x.size(3), oh = y.size(-2), ow = y.size(-1), plane = h * w;
+  std::vector<int64_t> idx;
+  idx.reserve(static_cast<size_t>(oh * ow * k[0] * k[1]));
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j)
+      for (int64_t a = 0; a < k[0]; ++a)
+        for (int64_t b = 0; b < k[1]; ++b) {
+          const int64_t r = i * s[0] - p[0] + a * d[0], c = j * s[1] - p[1] + b * d[1];
+          idx.push_back(r >= 0 && r < h && c >= 0 && c < w ? r * w + c : plane);
+        }
+  const int64_t n = x.size(0), ch = x.size(1), positions = oh * ow, window = k[0] * k[1];
+  Tensor table = tensor(idx, {positions, window}).to(x.device());
+  Tensor flat =
+      without_history(cat({x.reshape({n, ch, plane}),
+                           full({n, ch, 1}, -std::numeric_limits<double>::infinity(), x.options())},
+                          2));
+  Tensor best = flat.index_select(2, table.reshape({-1}))
+                    .reshape({n, ch, positions, window})
+                    .argmax(3, true);  // the first maximum, NaN above every number
+  Tensor indices =
+      table.expand({n, ch, positions, window}).gather(3, best).reshape({n, ch, oh, ow});
+  return {y, x0.dim() == 3 ? indices.squeeze(0) : indices};
+}
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& x, IntList kernel, IntList stride,
+                                                   IntList padding, IntList dilation,
+                                                   bool ceil_mode) {
+  OpContext ctx("max_pool1d_with_indices");
+  LT_CHECK(x.dim() == 2 || x.dim() == 3,
+           "max_pool1d_with_indices: expected a 2-d or 3-d input, got shape ",
+           shape_str(x.sizes()));
+  auto one = [](IntList v, const char* what, int64_t fill) {
+    LT_CHECK(v.size() <= 1, "max_pool1d_with_indices: ", what, " must be one int, got ",
+             shape_str(v));
+    return std::vector<int64_t>{fill, v.empty() ? -1 : v[0]};
+  };
+  LT_CHECK(!kernel.empty(), "max_pool1d_with_indices: kernel_size is required");
+  const std::vector<int64_t> k = one(kernel, "kernel_size", 1),
+                             s = stride.empty() ? k : one(stride, "stride", 1),
+                             p = one(padding.empty() ? IntList({0}) : padding, "padding", 0),
+                             d = one(dilation.empty() ? IntList({1}) : dilation, "dilation", 1);
+  auto [y, i] = max_pool2d_with_indices(x.unsqueeze(-2), k, s, p, d, ceil_mode);
+  return {y.squeeze(-2), i.squeeze(-2)};
+}
+
 Tensor adaptive_avg_pool1d(const Tensor& x, IntList output_size) {
   LT_CHECK(output_size.size() == 1, "adaptive_avg_pool1d: output_size must be one int, got ",
            shape_str(output_size));
@@ -154,13 +211,15 @@ Tensor interpolate(const Tensor& x0, IntList size, const std::vector<double>& sc
   const int64_t k = x0.dim() - 2;
   LT_CHECK(size.empty() != scale_factor.empty(), name,
            ": give exactly one of size and scale_factor");
-  LT_CHECK(mode == InterpolateMode::Nearest ||
+  const bool nearest = mode == InterpolateMode::Nearest || mode == InterpolateMode::NearestExact;
+  LT_CHECK(nearest || mode == InterpolateMode::Area ||
                mode == (k == 1 ? InterpolateMode::Linear : InterpolateMode::Bilinear),
            name, ": mode ", interpolate_mode_name(mode), " does not apply to a ", x0.dim(),
-           "-d input (nearest, and linear for 3-d or bilinear for 4-d, are supported)");
-  LT_CHECK(mode == InterpolateMode::Nearest || is_floating(x0.dtype()), name, ": ",
-           interpolate_mode_name(mode), " needs a floating input, got ", dtype_name(x0.dtype()));
-  LT_CHECK(!align_corners || mode != InterpolateMode::Nearest, name,
+           "-d input (nearest, nearest-exact, area, and linear for 3-d or bilinear for 4-d, are "
+           "supported)");
+  LT_CHECK(nearest || is_floating(x0.dtype()), name, ": ", interpolate_mode_name(mode),
+           " needs a floating input, got ", dtype_name(x0.dtype()));
+  LT_CHECK(!align_corners || !(nearest || mode == InterpolateMode::Area), name,
            ": align_corners applies only to linear modes");
   const int64_t given = static_cast<int64_t>(size.empty() ? scale_factor.size() : size.size());
   LT_CHECK(given == k || given == 1, name, ": expected ", k, " (or 1) sizes or scale factors for ",
@@ -179,12 +238,21 @@ Tensor interpolate(const Tensor& x0, IntList size, const std::vector<double>& sc
     }
     LT_CHECK(out > 0 && in > 0, name, ": input ", shape_str(x0.sizes()), " and output size ", out,
              " must be positive");
-    if (mode == InterpolateMode::Nearest) {  // floor(i * in / out), in float as PyTorch
+    if (mode == InterpolateMode::Area) {  // PyTorch's area: an adaptive average, one dim at a time
+      Tensor y = movedim(x, d, -1);
+      std::vector<int64_t> s(y.sizes().begin(), y.sizes().end());
+      s.back() = out;
+      x = movedim(adaptive_avg_pool1d(y.reshape({-1, 1, in}), {out}).reshape(IntList(s)), -1, d);
+      continue;
+    }
+    if (nearest) {  // floor(i * in / out) (exact: floor((i + 0.5) * in / out)), in float as PyTorch
       const float s = scale ? static_cast<float>(1.0 / *scale)
                             : static_cast<float>(in) / static_cast<float>(out);
+      const float half = mode == InterpolateMode::NearestExact ? 0.5f : 0.f;
       std::vector<int64_t> idx(static_cast<size_t>(out));
       for (int64_t i = 0; i < out; ++i)
-        idx[i] = std::min(static_cast<int64_t>(std::floor(static_cast<float>(i) * s)), in - 1);
+        idx[i] =
+            std::min(static_cast<int64_t>(std::floor((static_cast<float>(i) + half) * s)), in - 1);
       x = x.index_select(d, tensor(idx).to(x.device()));
       continue;
     }
@@ -215,6 +283,8 @@ const char* interpolate_mode_name(InterpolateMode m) {
       return "trilinear";
     case InterpolateMode::Area:
       return "area";
+    case InterpolateMode::NearestExact:
+      return "nearest-exact";
   }
   return "?";
 }

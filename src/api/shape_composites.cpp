@@ -8,6 +8,7 @@
 #include "api/dispatch.h"
 #include "api/shift.h"
 #include "core/check.h"
+#include "core/metrics.h"
 #include "core/shape.h"
 #include "lt/indexing.h"
 #include "lt/ops.h"
@@ -372,6 +373,42 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, std::optional<int64_t
   return y.unsqueeze(d + 1).expand(IntList(e)).reshape(IntList(out));
 }
 
+// Source index of each output position: the number of blocks that end at or before it (blocks
+// end at cumsum(repeats)), counted by a scatter of ones at the ends and a running sum: O(total
+// + n), where a comparison of every position with every end would be O(total * n).
+Tensor repeat_interleave(const Tensor& repeats) {
+  OpContext ctx("repeat_interleave");
+  LT_CHECK(repeats.dim() <= 1 && repeats.dtype() == kInt64,
+           "repeat_interleave: repeats must be a 0-d or 1-d int64 tensor, got ",
+           dtype_name(repeats.dtype()), " of shape ", shape_str(repeats.sizes()));
+  Tensor r = repeats.reshape({-1});
+  const int64_t n = r.size(0);
+  const TensorOptions longs = TensorOptions(r.device()).dtype(kInt64);
+  if (n == 0) return zeros({0}, longs);
+  if (r.device().type() != kCPU) metrics_impl::add("DataDependentSync");
+  LT_CHECK(r.min().item<int64_t>() >= 0, "repeat_interleave: repeats must be non-negative");
+  Tensor ends = cumsum(r, 0);
+  const int64_t total = ends[n - 1].item<int64_t>();
+  Tensor marks = zeros({total + 1}, longs).scatter_add(0, ends, ones({n}, longs));
+  return cumsum(marks, 0).narrow(0, 0, total);
+}
+Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<int64_t> dim) {
+  OpContext ctx("repeat_interleave");
+  Tensor y = dim ? x : x.flatten();
+  const int64_t d = dim ? wrap_dim(*dim, y.dim(), "repeat_interleave") : 0;
+  if (y.dim() == 0) y = y.reshape({1});
+  Tensor r = repeats.dim() == 0 ? repeats.expand({y.size(d)}) : repeats;
+  LT_CHECK(r.dim() == 1 && r.size(0) == y.size(d), "repeat_interleave: repeats of shape ",
+           shape_str(repeats.sizes()), " for dim ", d, " of size ", y.size(d));
+  return y.index_select(d, repeat_interleave(r.to(y.device())));
+}
+Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim) const {
+  return lt::repeat_interleave(*this, repeats, dim);
+}
+Tensor Tensor::movedim(IntList source, IntList destination) const {
+  return lt::movedim(*this, source, destination);
+}
+
 Tensor take_along_dim(const Tensor& x, const Tensor& index, std::optional<int64_t> dim) {
   if (!dim) return x.flatten().gather(0, index.flatten());
   LT_CHECK(x.dim() == index.dim(), "take_along_dim: input of shape ", shape_str(x.sizes()),
@@ -510,9 +547,6 @@ Tensor Tensor::flip(IntList dims) const { return lt::flip(*this, dims); }
 Tensor Tensor::roll(IntList shifts, IntList dims) const { return lt::roll(*this, shifts, dims); }
 Tensor Tensor::cumsum(int64_t dim) const { return lt::cumsum(*this, dim); }
 Tensor Tensor::cumprod(int64_t dim) const { return lt::cumprod(*this, dim); }
-Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source) const {
-  return lt::index_add(*this, dim, index, source);
-}
 Tensor Tensor::masked_select(const Tensor& mask) const { return lt::masked_select(*this, mask); }
 Tensor Tensor::outer(const Tensor& o) const { return lt::outer(*this, o); }
 

@@ -35,6 +35,35 @@ std::tuple<Tensor, Tensor> maybe_squeeze(std::tuple<Tensor, Tensor> r, const Ten
 
 }  // namespace
 
+// After a stable ascending sort along dim, runs of equal values: each run's length at its last
+// element, -1 elsewhere; the first maximum is the longest run of the smallest value, and its last
+// element's source index is the value's last occurrence (the sort is stable), as PyTorch's.
+std::tuple<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim) {
+  OpContext ctx("mode");
+  if (t.dim() == 0) return {t.clone(), zeros({}, TensorOptions(t.device()).dtype(kInt64))};
+  const int64_t d = sort_dim(t, dim, "mode"), n = t.size(d);
+  LT_CHECK(n > 0, "mode: dim ", d, " of shape ", shape_str(t.sizes()), " is empty");
+  Tensor order = sorting_permutation(t, d, false);
+  Tensor s = gather(t, d, order);
+  const TensorOptions longs = TensorOptions(t.device()).dtype(kInt64);
+  const TensorOptions bools = TensorOptions(t.device()).dtype(kBool);
+  Tensor starts = ones_like(s, bools), ends = starts;
+  if (n > 1) {
+    Tensor step = s.narrow(d, 1, n - 1) != s.narrow(d, 0, n - 1);
+    Tensor yes = ones_like(s.narrow(d, 0, 1), bools);
+    starts = cat({yes, step}, d);
+    ends = cat({step, yes}, d);
+  }
+  Tensor ids = cumsum(starts.to(kInt64), d) - 1;
+  Tensor len = zeros_like(ids).scatter_add(d, ids, ones_like(ids)).gather(d, ids);
+  Tensor best = where(ends, len, full({}, -1, longs)).argmax(d, true);
+  std::tuple<Tensor, Tensor> r{gather(s, d, best), gather(order, d, best)};
+  return maybe_squeeze(r, t, d, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const {
+  return lt::mode(*this, dim, keepdim);
+}
+
 Tensor argsort(const Tensor& t, int64_t dim, bool descending, bool /*stable: always*/) {
   OpContext ctx("argsort");
   return sorting_permutation(t, sort_dim(t, dim, "argsort"), descending);

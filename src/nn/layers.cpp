@@ -59,6 +59,8 @@ Conv1dImpl::Conv1dImpl(const Conv1dOptions& o) : options(o) {
                o.in_channels() % o.groups() == 0 && o.out_channels() % o.groups() == 0,
            "Conv1d: channels ", o.in_channels(), " -> ", o.out_channels(), ", kernel ", k,
            ", groups ", o.groups(), " are not a valid configuration");
+  LT_CHECK(!o.padding().is_same() || o.stride()[0] == 1,
+           "Conv1d: padding kSame needs stride 1, got stride ", o.stride()[0]);
   weight = register_parameter("weight", empty({o.out_channels(), o.in_channels() / o.groups(), k}));
   if (o.bias()) bias = register_parameter("bias", empty({o.out_channels()}));
   reset_parameters();
@@ -67,11 +69,25 @@ void Conv1dImpl::reset_parameters() {
   const int64_t fan_in = weight.numel() / weight.size(0);  // in_channels / groups * k
   reset_uniform(weight, bias, 1.0 / std::sqrt(static_cast<double>(fan_in)));
 }
+// F::pad's list (last dim first, before then after) for a padding mode other than zeros: the
+// explicit sizes on both sides, or "same"'s split (conv_named_padding in src/api).
+template <size_t D>
+std::vector<int64_t> mode_pads(const ConvPadding<D>& p, const ExpandingArray<D>& kernel,
+                               const ExpandingArray<D>& dilation) {
+  std::vector<int64_t> r;
+  for (size_t i = D; i-- > 0;) {
+    const int64_t total = p.is_same() ? dilation[i] * (kernel[i] - 1) : 2 * p[i];
+    r.insert(r.end(), {total / 2, total - total / 2});
+  }
+  return r;
+}
 Tensor Conv1dImpl::forward(const Tensor& x) {
   const auto& o = options;
+  if (o.padding_mode() == PadMode::Constant && o.padding().is_same())
+    return conv1d(x, weight, bias, o.stride(), "same", o.dilation(), o.groups());
   if (o.padding_mode() == PadMode::Constant)
-    return conv1d(x, weight, bias, o.stride(), o.padding(), o.dilation(), o.groups());
-  Tensor p = pad(x, {o.padding()[0], o.padding()[0]}, o.padding_mode());
+    return conv1d(x, weight, bias, o.stride(), o.padding().sizes(), o.dilation(), o.groups());
+  Tensor p = pad(x, mode_pads<1>(o.padding(), o.kernel_size(), o.dilation()), o.padding_mode());
   return conv1d(p, weight, bias, o.stride(), {0}, o.dilation(), o.groups());
 }
 
@@ -81,6 +97,8 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& o) : options(o) {
                o.in_channels() % o.groups() == 0 && o.out_channels() % o.groups() == 0,
            "Conv2d: channels ", o.in_channels(), " -> ", o.out_channels(), ", kernel ",
            shape_str(k), ", groups ", o.groups(), " are not a valid configuration");
+  LT_CHECK(!o.padding().is_same() || (o.stride()[0] == 1 && o.stride()[1] == 1),
+           "Conv2d: padding kSame needs stride 1, got stride ", shape_str(o.stride()));
   weight = register_parameter("weight",
                               empty({o.out_channels(), o.in_channels() / o.groups(), k[0], k[1]}));
   if (o.bias()) bias = register_parameter("bias", empty({o.out_channels()}));
@@ -92,11 +110,12 @@ void Conv2dImpl::reset_parameters() {
 }
 Tensor Conv2dImpl::forward(const Tensor& x) {
   const auto& o = options;
+  if (o.padding_mode() == PadMode::Constant && o.padding().is_same())
+    return conv2d(x, weight, bias, o.stride(), "same", o.dilation(), o.groups());
   if (o.padding_mode() == PadMode::Constant)
-    return conv2d(x, weight, bias, o.stride(), o.padding(), o.dilation(), o.groups());
+    return conv2d(x, weight, bias, o.stride(), o.padding().sizes(), o.dilation(), o.groups());
   // Other modes pad first (width pair, then height), then convolve without padding.
-  Tensor p =
-      pad(x, {o.padding()[1], o.padding()[1], o.padding()[0], o.padding()[0]}, o.padding_mode());
+  Tensor p = pad(x, mode_pads<2>(o.padding(), o.kernel_size(), o.dilation()), o.padding_mode());
   return conv2d(p, weight, bias, o.stride(), {0, 0}, o.dilation(), o.groups());
 }
 void Conv2dImpl::pretty_print(std::ostream& os) const {

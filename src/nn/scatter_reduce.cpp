@@ -129,5 +129,9 @@ Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& sr
                               const std::string& reduce, bool include_self) const {
   return lt::scatter_reduce(*this, dim, index, src, reduce, include_self);
 }
+Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                                const std::string& reduce, bool include_self) const {
+  return copy_(lt::scatter_reduce(*this, dim, index, src, reduce, include_self));  // same dtype
+}
 
 }  // namespace lt

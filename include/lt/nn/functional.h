@@ -69,8 +69,14 @@ struct DropoutFuncOptions {
 };
 using Dropout2dFuncOptions = DropoutFuncOptions;
 using FeatureDropoutFuncOptions = DropoutFuncOptions;
-using AlphaDropoutFuncOptions = DropoutFuncOptions;
-using FeatureAlphaDropoutFuncOptions = DropoutFuncOptions;
+// The alpha dropouts default to training = false, as libtorch's options do (F::dropout's
+// default to true).
+struct AlphaDropoutFuncOptions {
+  LT_ARG(double, p) = 0.5;
+  LT_ARG(bool, training) = false;
+  LT_ARG(bool, inplace) = false;
+};
+using FeatureAlphaDropoutFuncOptions = AlphaDropoutFuncOptions;
 struct GumbelSoftmaxFuncOptions {
   LT_ARG(double, tau) = 1.0;
   LT_ARG(bool, hard) = false;
@@ -84,7 +90,7 @@ using PixelUnshuffleFuncOptions = PixelUnshuffleOptions;
 struct Conv2dFuncOptions {
   LT_ARG(Tensor, bias);
   LT_ARG(ExpandingArray<2>, stride) = 1;
-  LT_ARG(ExpandingArray<2>, padding) = 0;
+  LT_ARG(ConvPadding<2>, padding) = 0;
   LT_ARG(ExpandingArray<2>, dilation) = 1;
   LT_ARG(int64_t, groups) = 1;
 };
@@ -92,12 +98,14 @@ struct Conv2dFuncOptions {
 struct Conv1dFuncOptions {
   LT_ARG(Tensor, bias);
   LT_ARG(ExpandingArray<1>, stride) = 1;
-  LT_ARG(ExpandingArray<1>, padding) = 0;
+  LT_ARG(ConvPadding<1>, padding) = 0;
   LT_ARG(ExpandingArray<1>, dilation) = 1;
   LT_ARG(int64_t, groups) = 1;
 };
 inline Tensor conv1d(const Tensor& x, const Tensor& w, const Conv1dFuncOptions& o = {}) {
-  return lt::conv1d(x, w, o.bias(), o.stride(), o.padding(), o.dilation(), o.groups());
+  if (o.padding().is_same())
+    return lt::conv1d(x, w, o.bias(), o.stride(), "same", o.dilation(), o.groups());
+  return lt::conv1d(x, w, o.bias(), o.stride(), o.padding().sizes(), o.dilation(), o.groups());
 }
 
 #define LT_CONV_TRANSPOSE_FUNC(Name, D, fn)                                                \
@@ -218,6 +226,13 @@ struct BatchNormFuncOptions {
   LT_ARG(std::optional<double>, momentum) = 0.1;
   LT_ARG(double, eps) = 1e-5;
 };
+struct GroupNormFuncOptions {
+  /* implicit */ GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}
+  LT_ARG(int64_t, num_groups);
+  LT_ARG(Tensor, weight);
+  LT_ARG(Tensor, bias);
+  LT_ARG(double, eps) = 1e-5;
+};
 struct InstanceNormFuncOptions {
   LT_ARG(Tensor, running_mean);
   LT_ARG(Tensor, running_var);
@@ -301,11 +316,11 @@ inline Tensor dropout(const Tensor& x, const DropoutFuncOptions& o = {}) {
   return detail::inplace_result(x, lt::dropout(x, o.p(), o.training()),
                                 o.inplace() && o.training());
 }
-inline Tensor alpha_dropout(const Tensor& x, const AlphaDropoutFuncOptions& o) {
+inline Tensor alpha_dropout(const Tensor& x, const AlphaDropoutFuncOptions& o = {}) {
   return detail::inplace_result(x, lt::alpha_dropout(x, o.p(), o.training()),
                                 o.inplace() && o.training());
 }
-inline Tensor feature_alpha_dropout(const Tensor& x, const FeatureAlphaDropoutFuncOptions& o) {
+inline Tensor feature_alpha_dropout(const Tensor& x, const FeatureAlphaDropoutFuncOptions& o = {}) {
   return detail::inplace_result(x, lt::feature_alpha_dropout(x, o.p(), o.training()),
                                 o.inplace() && o.training());
 }
@@ -327,15 +342,27 @@ inline Tensor pixel_shuffle(const Tensor& x, const PixelShuffleFuncOptions& o) {
 inline Tensor pixel_unshuffle(const Tensor& x, const PixelUnshuffleFuncOptions& o) {
   return lt::pixel_unshuffle(x, o.downscale_factor());
 }
-inline Tensor dropout2d(const Tensor& x, const Dropout2dFuncOptions& o) {
+inline Tensor dropout2d(const Tensor& x, const Dropout2dFuncOptions& o = {}) {
   return detail::inplace_result(x, lt::dropout2d(x, o.p(), o.training()),
                                 o.inplace() && o.training());
 }
 inline Tensor conv2d(const Tensor& x, const Tensor& w, const Conv2dFuncOptions& o) {
-  return lt::conv2d(x, w, o.bias(), o.stride(), o.padding(), o.dilation(), o.groups());
+  if (o.padding().is_same())
+    return lt::conv2d(x, w, o.bias(), o.stride(), "same", o.dilation(), o.groups());
+  return lt::conv2d(x, w, o.bias(), o.stride(), o.padding().sizes(), o.dilation(), o.groups());
 }
 inline Tensor max_pool2d(const Tensor& x, const MaxPool2dFuncOptions& o) {
   return lt::max_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+}
+inline std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x,
+                                                          const MaxPool2dFuncOptions& o) {
+  return lt::max_pool2d_with_indices(x, o.kernel_size(), o.stride(), o.padding(), o.dilation(),
+                                     o.ceil_mode());
+}
+inline std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& x,
+                                                          const MaxPool1dFuncOptions& o) {
+  return lt::max_pool1d_with_indices(x, o.kernel_size(), o.stride(), o.padding(), o.dilation(),
+                                     o.ceil_mode());
 }
 inline Tensor avg_pool2d(const Tensor& x, const AvgPool2dFuncOptions& o) {
   return lt::avg_pool2d(x, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
@@ -350,6 +377,10 @@ inline Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tens
   return lt::batch_norm(x, o.weight(), o.bias(), running_mean, running_var, o.training(),
                         *o.momentum(), o.eps());
 }
+inline Tensor group_norm(const Tensor& x, const GroupNormFuncOptions& o) {
+  return lt::group_norm(x, o.num_groups(), o.weight(), o.bias(), o.eps());
+}
+inline Tensor logsigmoid(const Tensor& x) { return lt::log_sigmoid(x); }  // libtorch's spelling
 // Each (sample, channel) normalized over its spatial dims (group_norm with a group per
 // channel). With use_input_stats and running stats given, they move towards the batch average of
 // the instances' means and unbiased variances, as libtorch's; without, they normalize.

@@ -53,6 +53,29 @@ class ExpandingArray {
   std::array<T, D> values_{};
 };
 
+// A convolution's padding, as libtorch's padding_t: D sizes (or one, repeated), torch::kValid (no
+// padding) or torch::kSame (each output as large as its input; stride 1 only; an odd total goes
+// one more after than before, as PyTorch's). operator[] and sizes() give the explicit sizes (0
+// for kValid and kSame).
+template <size_t D>
+class ConvPadding {
+ public:
+  ConvPadding(int64_t single) : sizes_(single) {}
+  ConvPadding(std::initializer_list<int64_t> list) : sizes_(list) {}
+  ConvPadding(const std::vector<int64_t>& v) : sizes_(v) {}
+  ConvPadding(const ExpandingArray<D>& a) : sizes_(a) {}
+  ConvPadding(enumtype::kValid) : sizes_(0) {}
+  ConvPadding(enumtype::kSame) : sizes_(0), same_(true) {}
+  bool is_same() const { return same_; }
+  const ExpandingArray<D>& sizes() const { return sizes_; }
+  int64_t operator[](size_t i) const { return sizes_[i]; }
+  bool operator==(const ConvPadding& o) const { return same_ == o.same_ && sizes_ == o.sizes_; }
+
+ private:
+  ExpandingArray<D> sizes_;
+  bool same_ = false;
+};
+
 // ---- layers
 struct LinearOptions {
   LinearOptions(int64_t in_features, int64_t out_features)
@@ -69,7 +92,7 @@ struct Conv2dOptions {
   LT_ARG(int64_t, out_channels);
   LT_ARG(ExpandingArray<2>, kernel_size);
   LT_ARG(ExpandingArray<2>, stride) = 1;
-  LT_ARG(ExpandingArray<2>, padding) = 0;
+  LT_ARG(ConvPadding<2>, padding) = 0;
   LT_ARG(ExpandingArray<2>, dilation) = 1;
   LT_ARG(int64_t, groups) = 1;
   LT_ARG(bool, bias) = true;
@@ -83,7 +106,7 @@ struct Conv1dOptions {
   LT_ARG(int64_t, out_channels);
   LT_ARG(ExpandingArray<1>, kernel_size);
   LT_ARG(ExpandingArray<1>, stride) = 1;
-  LT_ARG(ExpandingArray<1>, padding) = 0;
+  LT_ARG(ConvPadding<1>, padding) = 0;
   LT_ARG(ExpandingArray<1>, dilation) = 1;
   LT_ARG(int64_t, groups) = 1;
   LT_ARG(bool, bias) = true;

@@ -199,7 +199,7 @@ using FeatureDropout = Dropout2d;
     explicit Name##Impl(const DropoutOptions& o = {}) : options(o) {} \
     explicit Name##Impl(double p) : Name##Impl(DropoutOptions(p)) {}  \
     Tensor forward(const Tensor& x) {                                 \
-      return functional::fn(x, functional::DropoutFuncOptions()       \
+      return functional::fn(x, functional::AlphaDropoutFuncOptions()  \
                                    .p(options.p())                    \
                                    .training(is_training())           \
                                    .inplace(options.inplace()));      \
@@ -266,7 +266,8 @@ LT_MODULE(Unflatten);
   LT_MODULE(Name)
 LT_NN_POOL(AdaptiveAvgPool1d, adaptive_avg_pool1d, 1);
 LT_NN_POOL(AdaptiveAvgPool2d, adaptive_avg_pool2d, 2);
-// AdaptiveMaxPool1d/2d: forward gives the values, forward_with_indices also the indices.
+// AdaptiveMaxPool1d/2d and MaxPool1d/2d: forward gives the values, forward_with_indices also
+// the indices.
 #define LT_NN_ADAPTIVE_MAX(Name, fn, D)                                              \
   class Name##Impl : public Module {                                                 \
    public:                                                                           \
@@ -283,9 +284,9 @@ LT_NN_POOL(AdaptiveAvgPool2d, adaptive_avg_pool2d, 2);
   LT_MODULE(Name)
 LT_NN_ADAPTIVE_MAX(AdaptiveMaxPool1d, adaptive_max_pool1d, 1);
 LT_NN_ADAPTIVE_MAX(AdaptiveMaxPool2d, adaptive_max_pool2d, 2);
+LT_NN_ADAPTIVE_MAX(MaxPool1d, max_pool1d, 1);
+LT_NN_ADAPTIVE_MAX(MaxPool2d, max_pool2d, 2);
 #undef LT_NN_ADAPTIVE_MAX
-LT_NN_POOL(MaxPool1d, max_pool1d, 1);
-LT_NN_POOL(MaxPool2d, max_pool2d, 2);
 LT_NN_POOL(AvgPool1d, avg_pool1d, 1);
 LT_NN_POOL(AvgPool2d, avg_pool2d, 2);
 #undef LT_NN_POOL
