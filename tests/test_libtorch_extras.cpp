@@ -380,6 +380,39 @@ TEST_P(Extras, ModeRepeatsAndResampling) {
   EXPECT_EQ(shape(iota({2, 3, 4}).movedim({0, 1}, {2, 0})), (std::vector<int64_t>{3, 4, 2}));
 }
 
+// Every activation module no other test builds: its options reach the function, its name and
+// clone() work, on both devices (the functions themselves are checked against references in the
+// op sweep and test_nn_functional).
+TEST_P(Extras, ActivationModulesApplyTheirFunctions) {
+  namespace nn = lt::nn;
+  lt::manual_seed(7);
+  Tensor x = (lt::randn({3, 4}) * 3).to(dev());
+  auto check = [&](const char* name, nn::AnyModule m, const Tensor& want) {
+    Tensor got = m.forward(x);
+    EXPECT_EQ(m.ptr()->name(), name);
+    EXPECT_EQ(vals(got), vals(want)) << name;
+    EXPECT_EQ(vals(m.clone().forward(x)), vals(want)) << name << " clone";
+  };
+  check("Hardtanh", nn::AnyModule(nn::Hardtanh(nn::HardtanhOptions().min_val(-2).max_val(0.5))),
+        lt::hardtanh(x, -2, 0.5));
+  check("SELU", nn::AnyModule(nn::SELU()), lt::selu(x));
+  check("CELU", nn::AnyModule(nn::CELU(nn::CELUOptions().alpha(0.5))), lt::celu(x, 0.5));
+  check("Mish", nn::AnyModule(nn::Mish()), lt::mish(x));
+  check("Hardswish", nn::AnyModule(nn::Hardswish()), lt::hardswish(x));
+  check("Hardsigmoid", nn::AnyModule(nn::Hardsigmoid()), lt::hardsigmoid(x));
+  check("LogSigmoid", nn::AnyModule(nn::LogSigmoid()), lt::log_sigmoid(x));
+  check("GLU", nn::AnyModule(nn::GLU(1)), lt::glu(x, 1));
+  check("Softmin", nn::AnyModule(nn::Softmin(1)), lt::softmin(x, 1));
+  check("ReLU6", nn::AnyModule(nn::ReLU6()), lt::relu6(x));
+  check("Softsign", nn::AnyModule(nn::Softsign()), lt::softsign(x));
+  check("Threshold", nn::AnyModule(nn::Threshold(0.1, 20)), lt::threshold(x, 0.1, 20));
+  check("SiLU", nn::AnyModule(nn::SiLU()), lt::silu(x));
+  Tensor s = x.unsqueeze(0);
+  nn::AdaptiveAvgPool1d pool(2);
+  EXPECT_EQ(vals(pool->forward(s)), vals(lt::adaptive_avg_pool1d(s, {2})));
+  EXPECT_EQ(pool->name(), "AdaptiveAvgPool1d");
+}
+
 // Lazy against eager on random shapes, layouts (transposed) and empty sizes.
 TEST_P(Extras, LazyMatchesEagerOnRandomShapes) {
   if (dev().is_cpu()) GTEST_SKIP() << "compares the lazy device with cpu";
