@@ -138,6 +138,15 @@ TEST_P(Extras, ShapesAndNorms) {
   EXPECT_EQ(vals(iota({3}).diag().sum()), (V{3}));
   EXPECT_EQ(x.tensor_split(3, 1).size(), 3u);
   EXPECT_EQ(vals(vec({1, 2}).repeat_interleave(2)), (V{1, 1, 2, 2}));
+  // sgn of a real tensor is sign; std_mean is (std, mean), unbiased by default.
+  EXPECT_EQ(vals(vec({-2, 0, 3}).sgn()), (V{-1, 0, 1}));
+  auto [sd, mn] = lt::std_mean(vec({1, 2, 3, 6}));
+  EXPECT_NEAR(vals(sd)[0], std::sqrt(14.0 / 3.0), 1e-6);
+  EXPECT_EQ(vals(mn), (V{3}));
+  auto [sd1, mn1] = lt::std_mean(iota({2, 2}), {1}, false, true);
+  EXPECT_EQ(shape(sd1), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(vals(sd1), (V{0.5, 0.5}));
+  EXPECT_EQ(vals(mn1), (V{0.5, 2.5}));
 }
 
 TEST_P(Extras, MethodSpellingsAgreeWithTheFunctions) {
@@ -411,6 +420,31 @@ TEST_P(Extras, ActivationModulesApplyTheirFunctions) {
   nn::AdaptiveAvgPool1d pool(2);
   EXPECT_EQ(vals(pool->forward(s)), vals(lt::adaptive_avg_pool1d(s, {2})));
   EXPECT_EQ(pool->name(), "AdaptiveAvgPool1d");
+}
+
+// EmbeddingBag::from_pretrained (frozen copy, the options' mode) and InstanceNorm on one sample
+// without its batch dim, as libtorch's.
+TEST_P(Extras, PretrainedBagsAndUnbatchedInstanceNorm) {
+  namespace nn = lt::nn;
+  Tensor table = iota({4, 2});
+  nn::EmbeddingBag bag = nn::EmbeddingBag::from_pretrained(
+      table, nn::EmbeddingBagFromPretrainedOptions().mode(lt::kSum));
+  bag->to(dev());
+  EXPECT_FALSE(bag->weight.requires_grad());
+  EXPECT_EQ(vals(bag->forward(ivec({0, 3, 1, 1}).reshape({2, 2}))), (V{6, 8, 4, 6}));
+  table.fill_(0.0);  // a copy: the bag keeps its rows
+  EXPECT_EQ(vals(bag->weight.sum()), (V{28}));
+  nn::EmbeddingBag mean = nn::EmbeddingBag::from_pretrained(
+      iota({3, 1}), nn::EmbeddingBagFromPretrainedOptions().freeze(false));
+  EXPECT_TRUE(mean->weight.requires_grad());
+  EXPECT_EQ(vals(mean->forward(ivec({0, 2}).reshape({1, 2}))), (V{1}));
+  nn::InstanceNorm1d in(nn::InstanceNorm1dOptions(2));
+  in->to(dev());
+  Tensor one = vec({1, 2, 3, 5, 5, 5}).reshape({2, 3});
+  Tensor y = in->forward(one);
+  EXPECT_EQ(shape(y), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(vals(y), vals(in->forward(one.unsqueeze(0)).squeeze(0)));
+  EXPECT_THROW(in->forward(iota({3, 3})), lt::Error);
 }
 
 // Lazy against eager on random shapes, layouts (transposed) and empty sizes.

@@ -220,6 +220,25 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings,
   return e;
 }
 
+EmbeddingBag EmbeddingBag::from_pretrained(const Tensor& embeddings,
+                                           const EmbeddingBagFromPretrainedOptions& o) {
+  LT_CHECK(embeddings.dim() == 2,
+           "EmbeddingBag::from_pretrained: expected a 2-d [num, dim] tensor, got ",
+           shape_str(embeddings.sizes()));
+  EmbeddingBag e(EmbeddingBagOptions(embeddings.size(0), embeddings.size(1))
+                     .max_norm(o.max_norm())
+                     .norm_type(o.norm_type())
+                     .scale_grad_by_freq(o.scale_grad_by_freq())
+                     .mode(o.mode())
+                     .sparse(o.sparse())
+                     .include_last_offset(o.include_last_offset())
+                     .padding_idx(o.padding_idx()));
+  NoGradGuard g;
+  e->weight.set_data(embeddings.detach().clone());
+  e->weight.requires_grad_(!o.freeze());
+  return e;
+}
+
 Tensor DropoutImpl::forward(const Tensor& x) {
   return functional::dropout(x, functional::DropoutFuncOptions()
                                     .p(options.p())

@@ -201,6 +201,16 @@ struct EmbeddingBagOptions {
 struct EmbeddingFromPretrainedOptions {
   LT_ARG(bool, freeze) = true;
 };
+struct EmbeddingBagFromPretrainedOptions {
+  LT_ARG(bool, freeze) = true;
+  LT_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LT_ARG(double, norm_type) = 2.0;
+  LT_ARG(bool, scale_grad_by_freq) = false;
+  LT_ARG(EmbeddingBagMode, mode) = EmbeddingBagMode::Mean;
+  LT_ARG(bool, sparse) = false;
+  LT_ARG(bool, include_last_offset) = false;
+  LT_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+};
 
 struct DropoutOptions {
   DropoutOptions(double p = 0.5) : p_(p) {}

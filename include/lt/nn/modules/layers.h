@@ -164,7 +164,15 @@ class EmbeddingBagImpl : public Module {
   EmbeddingBagOptions options;
   Tensor weight;
 };
-LT_MODULE(EmbeddingBag);
+
+class EmbeddingBag : public ModuleHolder<EmbeddingBagImpl> {
+ public:
+  using ModuleHolder<EmbeddingBagImpl>::ModuleHolder;
+  // An EmbeddingBag holding a copy of `embeddings` [num, dim] with the options' mode, padding_idx
+  // and include_last_offset; frozen (no gradient) by default.
+  static EmbeddingBag from_pretrained(const Tensor& embeddings,
+                                      const EmbeddingBagFromPretrainedOptions& options = {});
+};
 
 class DropoutImpl : public Module {
  public:
@@ -323,11 +331,14 @@ class InstanceNormImplBase : public Cloneable<Self> {
       running_var = this->register_buffer("running_var", ones({n}));
     }
   }
+  // [N, C, ...] or one unbatched sample [C, ...], as libtorch's.
   Tensor forward(const Tensor& x) {
+    if (x.dim() == Dims + 1 && x.size(0) == options.num_features())
+      return forward(x.unsqueeze(0)).squeeze(0);
     if (x.dim() != Dims + 2 || x.size(1) != options.num_features())
       throw Error(std::string(name_()) + ": expected an input [N, " +
                   std::to_string(options.num_features()) + (Dims == 1 ? ", L]" : ", H, W]") +
-                  ", got " + std::to_string(x.dim()) + " dims");
+                  " or one sample without N, got " + std::to_string(x.dim()) + " dims");
     const bool tracked = options.track_running_stats();
     return functional::instance_norm(x, functional::InstanceNormFuncOptions()
                                             .running_mean(tracked ? running_mean : Tensor())
