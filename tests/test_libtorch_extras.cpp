@@ -385,6 +385,20 @@ TEST_P(Extras, ModeRepeatsAndResampling) {
                 iota({1, 1, 5}),
                 F::InterpolateFuncOptions().size(std::vector<int64_t>{8}).mode(lt::kNearestExact))),
             (V{0, 0, 1, 2, 2, 3, 4, 4}));
+  // Bicubic: PyTorch's values (Keys' kernel, A = -0.75, taps clamped at the borders).
+  Tensor sq = vec({0, 1, 4, 2, 3, 1, 5, 0, 2}).reshape({1, 1, 3, 3});
+  auto bicubic = [&](F::InterpolateFuncOptions o, const V& want) {
+    V got = vals(F::interpolate(sq, o.mode(lt::kBicubic)));
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-6) << i;
+  };
+  bicubic(F::InterpolateFuncOptions().size(std::vector<int64_t>{4, 5}),
+          {-0.239555, 0.002606, 0.856446, 2.984084,  4.537786, 0.790426, 1.639383,
+           2.608887,  2.338078, 1.909973, 3.412344,  2.929652, 2.138672, 1.37696,
+           0.924403,  5.736676, 2.943561, -0.215332, 0.793372, 2.29134});
+  bicubic(F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 4}).align_corners(true),
+          {0.0, 0.351852, 2.055555, 4.0, 5.0, 1.351853, 0.074073, 2.0});
+  bicubic(F::InterpolateFuncOptions().scale_factor(std::vector<double>{0.5}), {1.488281});
   EXPECT_EQ(vals(lt::masked_fill(vec({1, 2}), vec({1, 2}) > 1.5, 0)), (V{1, 0}));
   EXPECT_EQ(shape(iota({2, 3, 4}).movedim({0, 1}, {2, 0})), (std::vector<int64_t>{3, 4, 2}));
 }
@@ -532,6 +546,14 @@ TEST(ExtrasGrad, Gradcheck) {
           return lt::conv2d(x[0], x[1], {}, {1, 1}, "same", {1, 2});
         },
         {rnd({1, 2, 3, 4}, 17), rnd({1, 2, 2, 3}, 18)}, dev);
+    gradcheck(
+        "bicubic",
+        [](Ts x) {
+          return F::interpolate(
+              x[0],
+              F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 4}).mode(lt::kBicubic));
+        },
+        {rnd({1, 1, 2, 3}, 19)}, dev);
     gradcheck(
         "norm3", [](Ts x) { return x[0].norm(3, {1}); }, {rnd({2, 3}, 14)}, dev);
   }

@@ -4,6 +4,7 @@
 // either device and differentiate through matmul/index_select. Weights and source positions follow
 // PyTorch's formulas (area_pixel_compute_source_index and the adaptive start/end indices), in float
 // as PyTorch computes them.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -50,7 +51,7 @@ Tensor adaptive_avg(const Tensor& x0, IntList out, const char* name) {
 // PyTorch's source coordinate for output position i: align_corners maps the corner pixels onto
 // each other, otherwise pixel centers, clamped at 0.
 float source_index(int64_t i, int64_t in, int64_t out, bool align_corners,
-                   std::optional<double> scale) {
+                   std::optional<double> scale, bool cubic = false) {
   float s;
   if (align_corners)
     s = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
@@ -58,7 +59,21 @@ float source_index(int64_t i, int64_t in, int64_t out, bool align_corners,
     s = scale ? static_cast<float>(1.0 / *scale) : static_cast<float>(in) / static_cast<float>(out);
   if (align_corners) return s * static_cast<float>(i);
   const float src = s * (static_cast<float>(i) + 0.5f) - 0.5f;
-  return src < 0 ? 0.f : src;
+  return src < 0 && !cubic ? 0.f : src;  // cubic keeps a negative position (its taps clamp)
+}
+
+// Bicubic's weights along one dim, PyTorch's (Keys' cubic convolution, A = -0.75, in float):
+// four taps around floor(src), each clamped into the input.
+void add_cubic_row(std::vector<double>& m, int64_t i, int64_t in, float src) {
+  constexpr float a = -0.75f;
+  auto inner = [&](float v) { return ((a + 2) * v - (a + 3)) * v * v + 1; };        // |v| <= 1
+  auto outer = [&](float v) { return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a; };  // 1 < |v| < 2
+  const float f = std::floor(src), t = src - f;
+  const float w[4] = {outer(t + 1), inner(t), inner(1 - t), outer(2 - t)};
+  for (int k = 0; k < 4; ++k) {
+    const int64_t j = std::clamp<int64_t>(static_cast<int64_t>(f) - 1 + k, 0, in - 1);
+    m[static_cast<size_t>(i * in + j)] += w[k];
+  }
 }
 
 // Adaptive max pooling over the last k = out.size() dims: every output position's window (the
@@ -212,11 +227,12 @@ Tensor interpolate(const Tensor& x0, IntList size, const std::vector<double>& sc
   LT_CHECK(size.empty() != scale_factor.empty(), name,
            ": give exactly one of size and scale_factor");
   const bool nearest = mode == InterpolateMode::Nearest || mode == InterpolateMode::NearestExact;
-  LT_CHECK(nearest || mode == InterpolateMode::Area ||
+  const bool cubic = mode == InterpolateMode::Bicubic && k == 2;
+  LT_CHECK(nearest || cubic || mode == InterpolateMode::Area ||
                mode == (k == 1 ? InterpolateMode::Linear : InterpolateMode::Bilinear),
            name, ": mode ", interpolate_mode_name(mode), " does not apply to a ", x0.dim(),
-           "-d input (nearest, nearest-exact, area, and linear for 3-d or bilinear for 4-d, are "
-           "supported)");
+           "-d input (nearest, nearest-exact, area, and linear for 3-d or bilinear and bicubic "
+           "for 4-d, are supported)");
   LT_CHECK(nearest || is_floating(x0.dtype()), name, ": ", interpolate_mode_name(mode),
            " needs a floating input, got ", dtype_name(x0.dtype()));
   LT_CHECK(!align_corners || !(nearest || mode == InterpolateMode::Area), name,
@@ -257,7 +273,9 @@ Tensor interpolate(const Tensor& x0, IntList size, const std::vector<double>& sc
       continue;
     }
     std::vector<double> m(static_cast<size_t>(out * in), 0.0);
-    for (int64_t i = 0; i < out; ++i) {
+    for (int64_t i = 0; cubic && i < out; ++i)
+      add_cubic_row(m, i, in, source_index(i, in, out, align_corners.value_or(false), scale, true));
+    for (int64_t i = 0; !cubic && i < out; ++i) {
       const float src = source_index(i, in, out, align_corners.value_or(false), scale);
       const int64_t i0 = static_cast<int64_t>(src), i1 = i0 + (i0 < in - 1 ? 1 : 0);
       const float l1 = src - static_cast<float>(i0), l0 = 1.f - l1;
