@@ -15,12 +15,6 @@
 namespace lt {
 namespace {
 
-bool can_cast(Dtype from, Dtype to) {
-  if (is_floating(from) && !is_floating(to)) return false;
-  if (from != kBool && to == kBool) return false;
-  return true;
-}
-
 // True when `t` shares memory with `dst` but is not the very same view of it.
 bool partial_overlap(const Tensor& dst, const Tensor& t) {
   if (!t.defined() || !t.device().is_cpu()) return false;
@@ -41,6 +35,12 @@ RandomState& rng() {
 }
 
 }  // namespace
+
+bool can_cast(Dtype from, Dtype to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != kBool && to == kBool) return false;
+  return true;
+}
 
 Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   Device dev = kCPU;
@@ -65,6 +65,15 @@ Tensor call(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a) {
   if (any_autograd(in) && hook(autograd_hooks().needed, "autograd.needed")(in))
     hook(autograd_hooks().record, "autograd.record")(op, in, a, r);
   return r;
+}
+
+Tensor& write_back(const Tensor& self, const Tensor& result, const char* op) {
+  LT_CHECK(result.sizes().vec() == self.sizes().vec(), op, ": result shape ",
+           shape_str(result.sizes()), " does not match the destination shape ",
+           shape_str(self.sizes()));
+  LT_CHECK(can_cast(result.dtype(), self.dtype()), op, ": result type ", dtype_name(result.dtype()),
+           " can't be cast to the destination type ", dtype_name(self.dtype()));
+  return self.copy_(result);
 }
 
 Tensor without_history(Tensor fresh) {

@@ -20,8 +20,14 @@ Tensor scalar_of(const Scalar& s, Dtype t, Device d);
 void check_writable(const Tensor& t, const char* what, const char* suffix = "");
 // Writes v (same shape and dtype) into self: lazy substitution or an eager copy.
 void assign_value(Tensor& self, const Tensor& v);
+// Whether an op's result of dtype `from` may be written into a tensor of dtype `to`: never
+// float into integer, never a number into bool (libtorch's rule for in-place ops).
+bool can_cast(Dtype from, Dtype to);
 // In-place: compute op(self, others...) and write it into self (checks shape and dtype).
 Tensor& inplace(OpKind op, const Tensor& self, ArrayRef<Tensor> in, const OpAttrs& a = kNoAttrs);
+// An in-place composite's last step (addcmul_, erfinv_, scatter_reduce_, ...): writes `result`
+// into self after the checks inplace() makes, naming `op` (say "addcmul_") in their errors.
+Tensor& write_back(const Tensor& self, const Tensor& result, const char* op);
 
 // A composite's stop-gradient: `fresh`, an op's result that nothing else holds yet, loses its
 // autograd history (Tensor::detach lives above this layer). For a shift such as softmax's

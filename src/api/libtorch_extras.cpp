@@ -13,19 +13,6 @@
 namespace lt {
 namespace {
 
-// libtorch's in-place composites: the result must fit self's shape, and its dtype must cast to
-// self's without losing a category (float into int, number into bool), as for add_.
-Tensor& write_back(const Tensor& self, const Tensor& result, const char* op) {
-  LT_CHECK(result.sizes().vec() == self.sizes().vec(), op, ": result shape ",
-           shape_str(result.sizes()), " does not match the destination shape ",
-           shape_str(self.sizes()));
-  const bool lossy = (is_floating(result.dtype()) && !is_floating(self.dtype())) ||
-                     (result.dtype() != kBool && self.dtype() == kBool);
-  LT_CHECK(!lossy, op, ": result type ", dtype_name(result.dtype()),
-           " can't be cast to the destination type ", dtype_name(self.dtype()));
-  return self.copy_(result);
-}
-
 void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
   LT_CHECK(a.dtype() == b.dtype(), op, ": expected both vectors to have the same dtype, got ",
            dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));

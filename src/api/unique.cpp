@@ -20,8 +20,8 @@ struct Runs {
 // Runs along dim 0 of x (slices compared whole).
 Runs runs_of(const Tensor& x) {
   const int64_t n = x.size(0);
-  const TensorOptions bools = TensorOptions(x.device()).dtype(kBool);
-  Tensor starts = ones({std::min<int64_t>(n, 1)}, bools);
+  const TensorOptions longs = TensorOptions(x.device()).dtype(kInt64);
+  Tensor starts = ones({std::min<int64_t>(n, 1)}, TensorOptions(x.device()).dtype(kBool));
   if (n > 1) {
     Tensor diff = x.narrow(0, 1, n - 1) != x.narrow(0, 0, n - 1);
     if (diff.dim() > 1) {
@@ -33,12 +33,11 @@ Runs runs_of(const Tensor& x) {
   }
   Runs r;
   Tensor ids = cumsum(starts.to(kInt64), 0) - 1;
-  Tensor first = masked_select(arange(n, TensorOptions(x.device()).dtype(kInt64)), starts);
+  Tensor first = masked_select(arange(n, longs), starts);
   r.values = x.index_select(0, first);  // the sync: how many runs there are
   r.ids = ids;
   const int64_t groups = first.size(0);
-  r.counts = zeros({groups}, TensorOptions(x.device()).dtype(kInt64))
-                 .scatter_add(0, ids, ones({n}, TensorOptions(x.device()).dtype(kInt64)));
+  r.counts = zeros({groups}, longs).scatter_add(0, ids, ones({n}, longs));
   return r;
 }
 
@@ -51,10 +50,9 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool retu
   Tensor y = dim ? movedim(x, wrap_dim(*dim, x.dim(), "unique_consecutive"), 0) : x.reshape({-1});
   Runs r = runs_of(y);
   Tensor values = dim ? movedim(r.values, 0, *dim) : r.values;
-  Tensor inverse = return_inverse ? (dim ? r.ids : r.ids.reshape(x.sizes())) : Tensor();
-  Tensor counts = return_counts ? r.counts : Tensor();
-  return {values, inverse.defined() ? inverse : zeros({0}, TensorOptions(x.device()).dtype(kInt64)),
-          counts.defined() ? counts : zeros({0}, TensorOptions(x.device()).dtype(kInt64))};
+  const Tensor none = zeros({0}, TensorOptions(x.device()).dtype(kInt64));
+  return {values, return_inverse ? (dim ? r.ids : r.ids.reshape(x.sizes())) : none,
+          return_counts ? r.counts : none};
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool sorted, bool return_inverse,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "api/dispatch.h"
 #include "api/shift.h"
 #include "core/check.h"
 #include "lt/autograd_function.h"
@@ -131,7 +132,8 @@ Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& sr
 }
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
                                 const std::string& reduce, bool include_self) const {
-  return copy_(lt::scatter_reduce(*this, dim, index, src, reduce, include_self));  // same dtype
+  return write_back(*this, lt::scatter_reduce(*this, dim, index, src, reduce, include_self),
+                    "scatter_reduce_");
 }
 
 }  // namespace lt
