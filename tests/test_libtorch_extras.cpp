@@ -403,6 +403,63 @@ TEST_P(Extras, ModeRepeatsAndResampling) {
   EXPECT_EQ(shape(iota({2, 3, 4}).movedim({0, 1}, {2, 0})), (std::vector<int64_t>{3, 4, 2}));
 }
 
+// unique along a dim, trilinear resizing, a clamp method with tensor bounds and the scans'
+// dtype on the method, against PyTorch 1.13's values.
+TEST_P(Extras, UniqueDimTrilinearAndMethodSpellings) {
+  Tensor z = ivec({1, 3, 1, 2, 1, 2, 1, 3, 1, 0, 5, 0}).reshape({4, 3});
+  auto [rows, ri, rc] = lt::unique_dim(z, 0, true, true, true);
+  EXPECT_EQ(shape(rows), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(vals(rows), (V{0, 5, 0, 1, 3, 1, 2, 1, 2}));
+  EXPECT_EQ(vals(ri), (V{1, 2, 1, 0}));
+  EXPECT_EQ(vals(rc), (V{1, 2, 1}));
+  auto [cols, ci, cc] = lt::unique_dim(z, -1, true, true, true);
+  EXPECT_EQ(shape(cols), (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(vals(cols), (V{1, 3, 2, 1, 1, 3, 0, 5}));
+  EXPECT_EQ(vals(ci), (V{0, 1, 0}));
+  EXPECT_EQ(vals(cc), (V{2, 1}));
+  EXPECT_EQ(vals(std::get<0>(lt::unique_dim(vec({2, 1, 1, 5, 2, 0}).reshape({3, 2}), 0))),
+            (V{1, 5, 2, 0, 2, 1}));  // lexicographic: the first column decides first
+  EXPECT_THROW(lt::unique_dim(z, 2), lt::Error);
+
+  Tensor cube = vec({0, 1, 4, 2, 3, 1, 5, 0, 2, 7, 1, 3}).reshape({1, 1, 2, 2, 3});
+  auto near = [](const Tensor& got, const V& want) {
+    V g = vals(got);
+    ASSERT_EQ(g.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(g[i], want[i], 1e-6) << i;
+  };
+  near(F::interpolate(
+           cube,
+           F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3, 4}).mode(lt::kTrilinear)),
+       {0.0, 0.625, 2.125,  4.0, 1.0, 1.625,   2.1875,  2.5, 2.0, 2.625,  2.25, 1.0,
+        2.5, 1.25,  1.4375, 3.0, 3.5, 2.09375, 1.71875, 2.5, 4.5, 2.9375, 2.0,  2.0,
+        5.0, 1.875, 0.75,   2.0, 6.0, 2.5625,  1.25,    2.5, 7.0, 3.25,   1.75, 3.0});
+  near(F::interpolate(cube, F::InterpolateFuncOptions()
+                                .size(std::vector<int64_t>{3, 2, 2})
+                                .mode(lt::kTrilinear)
+                                .align_corners(true)),
+       {0.0, 4.0, 2.0, 1.0, 2.5, 3.0, 4.5, 2.0, 5.0, 2.0, 7.0, 3.0});
+  EXPECT_THROW(
+      F::interpolate(
+          cube.squeeze(0),
+          F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2}).mode(lt::kTrilinear)),
+      lt::Error);  // trilinear is for 5-d input only
+
+  Tensor x = vec({-2, 0.5, 3, 7});
+  EXPECT_EQ(vals(x.clamp(vec({0, 1, 0, 0}), vec({1, 2, 2, 9}))), (V{0, 1, 2, 7}));
+  EXPECT_EQ(vals(x.clamp_min(vec({0}))), (V{0, 0.5, 3, 7}));
+  EXPECT_EQ(vals(x.clamp_max(vec({1, 1, 1, 8}))), (V{-2, 0.5, 1, 7}));
+  Tensor y = x.clone();
+  y.clamp_(std::nullopt, vec({1}));
+  EXPECT_EQ(vals(y), (V{-2, 0.5, 1, 1}));
+  Tensor n = ivec({1, 2, 3});
+  EXPECT_THROW(n.clamp_(vec({0.5}), std::nullopt), lt::Error);  // float result into int64
+  EXPECT_EQ(vals(n), (V{1, 2, 3}));
+  Tensor c = n.cumsum(0, lt::kFloat64);
+  EXPECT_EQ(c.dtype(), lt::kFloat64);
+  EXPECT_EQ(vals(c), (V{1, 3, 6}));
+  EXPECT_EQ(n.cumprod(0, lt::kFloat32).dtype(), lt::kFloat32);
+}
+
 // Every activation module no other test builds: its options reach the function, its name and
 // clone() work, on both devices (the functions themselves are checked against references in the
 // op sweep and test_nn_functional).
@@ -499,7 +556,15 @@ TEST_P(Extras, LazyMatchesEagerOnRandomShapes) {
       same("max_pool2d indices", ei, li);
       same("conv2d same", lt::conv2d(xp, xp.narrow(2, 0, 1), {}, {1, 1}, "same"),
            lt::conv2d(yp, yp.narrow(2, 0, 1), {}, {1, 1}, "same"));
+      const auto tri =
+          F::InterpolateFuncOptions().size(std::vector<int64_t>{2, n + 1, 3}).mode(lt::kTrilinear);
+      same("trilinear", F::interpolate(xp.unsqueeze(0), tri), F::interpolate(yp.unsqueeze(0), tri));
     }
+    auto [eu, eui, euc] = lt::unique_dim(x.round(), 1, true, true, true);
+    auto [lu, lui, luc] = lt::unique_dim(y.round(), 1, true, true, true);
+    same("unique_dim", eu, lu);
+    same("unique_dim inverse", eui, lui);
+    same("unique_dim counts", euc, luc);
   }
 }
 
@@ -554,6 +619,18 @@ TEST(ExtrasGrad, Gradcheck) {
               F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 4}).mode(lt::kBicubic));
         },
         {rnd({1, 1, 2, 3}, 19)}, dev);
+    gradcheck(
+        "trilinear",
+        [](Ts x) {
+          return F::interpolate(x[0], F::InterpolateFuncOptions()
+                                          .size(std::vector<int64_t>{3, 2, 4})
+                                          .mode(lt::kTrilinear)
+                                          .align_corners(true));
+        },
+        {rnd({1, 1, 2, 3, 2}, 20)}, dev);
+    gradcheck(
+        "clamp tensor bounds", [](Ts x) { return x[0].clamp(x[1], x[2]); },
+        {rnd({2, 3}, 21), rnd({3}, 22), rnd({2, 1}, 23)}, dev);
     gradcheck(
         "norm3", [](Ts x) { return x[0].norm(3, {1}); }, {rnd({2, 3}, 14)}, dev);
   }

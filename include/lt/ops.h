@@ -280,6 +280,10 @@ Tensor masked_select(const Tensor& x, const Tensor& mask);
 // each is one sync (DataDependentSync).
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool sorted = true,
                                           bool return_inverse = false, bool return_counts = false);
+// The distinct slices of x along dim, in lexicographic order; the inverse maps each slice.
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool sorted = true,
+                                              bool return_inverse = false,
+                                              bool return_counts = false);
 std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& x, bool sorted = true,
                                             bool return_inverse = false,
                                             bool return_counts = false);
@@ -419,8 +423,9 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntList kern
 std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& x, IntList kernel,
                                                    IntList stride = {}, IntList padding = {0},
                                                    IntList dilation = {1}, bool ceil_mode = false);
-// Resizing of [N, C, L] or [N, C, H, W] by size or scale_factor: nearest (any dtype), linear
-// (3-d) or bilinear (4-d) with or without align_corners, as PyTorch's F.interpolate.
+// Resizing of [N, C, L], [N, C, H, W] or [N, C, D, H, W] by size or scale_factor: nearest and
+// nearest-exact (any dtype), area, linear (3-d), bilinear or bicubic (4-d), trilinear (5-d), with
+// or without align_corners, as PyTorch's F.interpolate.
 Tensor interpolate(const Tensor& x, IntList size, const std::vector<double>& scale_factor = {},
                    InterpolateMode mode = InterpolateMode::Nearest,
                    std::optional<bool> align_corners = std::nullopt);

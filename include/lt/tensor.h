@@ -180,6 +180,11 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  // Bounds as tensors (broadcast against self).
+  Tensor clamp(const std::optional<Tensor>& min,
+               const std::optional<Tensor>& max = std::nullopt) const;
+  Tensor clamp_min(const Tensor& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(const Tensor& max) const { return clamp(std::nullopt, max); }
   Tensor logical_and(const Tensor& o) const;
   Tensor logical_or(const Tensor& o) const;
   Tensor eq(const Tensor& o) const;
@@ -209,6 +214,8 @@ class Tensor {
   Tensor& fill_(const Scalar& v) const;
   Tensor& copy_(const Tensor& src) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& clamp_(const std::optional<Tensor>& min,
+                 const std::optional<Tensor>& max = std::nullopt) const;
   // bitwise (src/api/bitwise.cpp); bitwise_not() and bitwise_not_() come from the op table
 #define LT_BITWISE_METHODS(name)          \
   Tensor name(const Tensor& o) const;     \
@@ -345,8 +352,8 @@ class Tensor {
   Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
   Tensor flip(IntList dims) const;
   Tensor roll(IntList shifts, IntList dims = {}) const;
-  Tensor cumsum(int64_t dim) const;
-  Tensor cumprod(int64_t dim) const;
+  Tensor cumsum(int64_t dim, std::optional<Dtype> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<Dtype> dtype = std::nullopt) const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
   Tensor outer(const Tensor& o) const;

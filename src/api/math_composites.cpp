@@ -196,11 +196,13 @@ LT_UNARY_METHOD(isfinite)
 LT_UNARY_METHOD(sgn)
 LT_UNARY_METHOD(erfinv)
 #undef LT_UNARY_METHOD
-Tensor& Tensor::erfinv_() const {
-  LT_CHECK(is_floating(dtype()), "erfinv_: result type ", dtype_name(get_default_dtype()),
-           " can't be cast to the destination type ", dtype_name(dtype()));
-  return copy_(lt::erfinv(*this));
+Tensor Tensor::clamp(const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) const {
+  return lt::clamp(*this, lo, hi);
 }
+Tensor& Tensor::clamp_(const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) const {
+  return write_back(*this, lt::clamp(*this, lo, hi), "clamp_");
+}
+Tensor& Tensor::erfinv_() const { return write_back(*this, lt::erfinv(*this), "erfinv_"); }
 Tensor Tensor::atan2(const Tensor& x) const { return lt::atan2(*this, x); }
 Tensor Tensor::lerp(const Tensor& end, const Scalar& w) const { return lt::lerp(*this, end, w); }
 Tensor Tensor::lerp(const Tensor& end, const Tensor& w) const { return lt::lerp(*this, end, w); }

@@ -221,18 +221,20 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, IntList output_s
 Tensor interpolate(const Tensor& x0, IntList size, const std::vector<double>& scale_factor,
                    InterpolateMode mode, std::optional<bool> align_corners) {
   const char* name = "interpolate";
-  LT_CHECK(x0.dim() >= 3 && x0.dim() <= 4, name, ": expected a 3-d or 4-d input [N, C, ...], got ",
-           shape_str(x0.sizes()));
+  LT_CHECK(x0.dim() >= 3 && x0.dim() <= 5, name,
+           ": expected a 3-d, 4-d or 5-d input [N, C, ...], got ", shape_str(x0.sizes()));
   const int64_t k = x0.dim() - 2;
   LT_CHECK(size.empty() != scale_factor.empty(), name,
            ": give exactly one of size and scale_factor");
   const bool nearest = mode == InterpolateMode::Nearest || mode == InterpolateMode::NearestExact;
   const bool cubic = mode == InterpolateMode::Bicubic && k == 2;
-  LT_CHECK(nearest || cubic || mode == InterpolateMode::Area ||
-               mode == (k == 1 ? InterpolateMode::Linear : InterpolateMode::Bilinear),
-           name, ": mode ", interpolate_mode_name(mode), " does not apply to a ", x0.dim(),
-           "-d input (nearest, nearest-exact, area, and linear for 3-d or bilinear and bicubic "
-           "for 4-d, are supported)");
+  const InterpolateMode linear = k == 1   ? InterpolateMode::Linear
+                                 : k == 2 ? InterpolateMode::Bilinear
+                                          : InterpolateMode::Trilinear;
+  LT_CHECK(nearest || cubic || mode == InterpolateMode::Area || mode == linear, name, ": mode ",
+           interpolate_mode_name(mode), " does not apply to a ", x0.dim(),
+           "-d input (nearest, nearest-exact, area, and linear for 3-d, bilinear and bicubic "
+           "for 4-d, trilinear for 5-d, are supported)");
   LT_CHECK(nearest || is_floating(x0.dtype()), name, ": ", interpolate_mode_name(mode),
            " needs a floating input, got ", dtype_name(x0.dtype()));
   LT_CHECK(!align_corners || !(nearest || mode == InterpolateMode::Area), name,

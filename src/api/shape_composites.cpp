@@ -545,8 +545,12 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
 }
 Tensor Tensor::flip(IntList dims) const { return lt::flip(*this, dims); }
 Tensor Tensor::roll(IntList shifts, IntList dims) const { return lt::roll(*this, shifts, dims); }
-Tensor Tensor::cumsum(int64_t dim) const { return lt::cumsum(*this, dim); }
-Tensor Tensor::cumprod(int64_t dim) const { return lt::cumprod(*this, dim); }
+Tensor Tensor::cumsum(int64_t dim, std::optional<Dtype> dtype) const {
+  return lt::cumsum(*this, dim, dtype);
+}
+Tensor Tensor::cumprod(int64_t dim, std::optional<Dtype> dtype) const {
+  return lt::cumprod(*this, dim, dtype);
+}
 Tensor Tensor::masked_select(const Tensor& mask) const { return lt::masked_select(*this, mask); }
 Tensor Tensor::outer(const Tensor& o) const { return lt::outer(*this, o); }
 

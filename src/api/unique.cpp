@@ -70,6 +70,27 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool sorted, bool ret
   return {r.values, inverse, counts};
 }
 
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool sorted,
+                                              bool return_inverse, bool return_counts) {
+  OpContext ctx("unique_dim");
+  (void)sorted;  // always sorted, as PyTorch's
+  const int64_t d = wrap_dim(dim, x.dim(), "unique_dim");
+  Tensor y = movedim(x, d, 0);
+  const int64_t n = y.size(0);
+  int64_t m = 1;
+  for (int64_t k = 1; k < y.dim(); ++k) m *= y.size(k);
+  Tensor rows = y.reshape({n, m});
+  // Slices in lexicographic order: stable sorts by each column, the last column first.
+  Tensor order = arange(n, TensorOptions(x.device()).dtype(kInt64));
+  for (int64_t c = rows.size(1) - 1; c >= 0; --c)
+    order =
+        order.index_select(0, argsort(rows.select(1, c).index_select(0, order), 0, false, true));
+  Runs r = runs_of(y.index_select(0, order));
+  const Tensor none = zeros({0}, TensorOptions(x.device()).dtype(kInt64));
+  Tensor inverse = return_inverse ? zeros({n}, none.options()).scatter(0, order, r.ids) : none;
+  return {movedim(r.values, 0, d), inverse, return_counts ? r.counts : none};
+}
+
 std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& x, bool sorted, bool return_inverse,
                                             bool return_counts) {
   return unique(x, sorted, return_inverse, return_counts);
