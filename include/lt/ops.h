@@ -607,8 +607,9 @@ int get_num_threads();
 
 // torch::linalg's norms. vector_norm: ord any real or +-inf (0 counts non-zeros), over `dim`
 // (all dims by default). matrix_norm: "fro", 1, -1 (column sums), inf, -inf (row sums) over two
-// dims; the singular-value orders ("nuc", 2, -2) are refused. norm: vector_norm or matrix_norm by
-// the number of dims, as PyTorch's.
+// dims, and the singular-value orders "nuc", 2, -2. norm: vector_norm or matrix_norm by the
+// number of dims, as PyTorch's. svdvals: the singular values [..., min(m, n)], descending.
+// Singular values are LAPACK's, on the host: on the lazy device a sync (DataDependentSync).
 namespace linalg {
 Tensor vector_norm(const Tensor& x, double ord = 2.0,
                    std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
@@ -621,6 +622,13 @@ Tensor matrix_norm(const Tensor& x, double ord, std::vector<int64_t> dim = {-2, 
 Tensor norm(const Tensor& x, std::optional<double> ord = std::nullopt,
             std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
             std::optional<Dtype> dtype = std::nullopt);
+Tensor norm(const Tensor& x, const std::string& ord,
+            std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+            std::optional<Dtype> dtype = std::nullopt);
+Tensor svdvals(const Tensor& x);
 }  // namespace linalg
+// The sum of the singular values over the last two dims (or `dim`).
+Tensor nuclear_norm(const Tensor& x, bool keepdim = false);
+Tensor nuclear_norm(const Tensor& x, IntList dim, bool keepdim = false);
 
 }  // namespace lt

@@ -1,7 +1,7 @@
 // Composites of issue 17's remaining functionals: im2col/col2im (F::unfold/F::fold) as index maps
-// built on the host, masked_scatter, alpha_dropout and feature_alpha_dropout, and
-// torch::linalg's vector_norm/matrix_norm/norm. Each is written over primitives, so the lazy
-// device fuses it and autograd needs no formula of its own.
+// built on the host, masked_scatter, alpha_dropout and feature_alpha_dropout, embedding_bag. Each
+// is written over primitives, so the lazy device fuses it and autograd needs no formula of its
+// own.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -217,79 +217,4 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& of
   return sum / m.sum(1, true).clamp_min(1.0);
 }
 
-namespace linalg {
-
-Tensor vector_norm(const Tensor& x, double ord, std::optional<std::vector<int64_t>> dim,
-                   bool keepdim, std::optional<Dtype> dtype) {
-  OpContext ctx("linalg.vector_norm");
-  LT_CHECK(is_floating(dtype.value_or(x.dtype())), "linalg.vector_norm: expected a floating-point ",
-           "input or dtype, got ", dtype_name(dtype.value_or(x.dtype())));
-  Tensor t = dtype ? x.to(*dtype) : x;
-  std::vector<int64_t> dims = dim.value_or(std::vector<int64_t>{});
-  if (!dim) {  // all dims
-    for (int64_t i = 0; i < t.dim(); ++i) dims.push_back(i);
-  }
-  if (ord == 0) return (t != 0).to(t.dtype()).sum(dims, keepdim);
-  LT_CHECK(!std::isinf(ord) || t.numel() > 0, "linalg.vector_norm: the ", ord > 0 ? "inf" : "-inf",
-           " norm of an empty tensor is undefined");
-  if (ord < 0 && !std::isinf(ord)) return pow(sum(pow(abs(t), ord), dims, keepdim), 1.0 / ord);
-  return lt::norm(t, ord, dims, keepdim);
-}
-
-namespace {
-void check_matrix_dims(const Tensor& x, IntList dim) {
-  LT_CHECK(x.dim() >= 2 && dim.size() == 2,
-           "linalg.matrix_norm: expected a tensor of at least 2 dims and 2 dims to reduce, got "
-           "shape ",
-           shape_str(x.sizes()), " and dim ", shape_str(dim));
-}
-}  // namespace
-
-Tensor matrix_norm(const Tensor& x, const std::string& ord, std::vector<int64_t> dim, bool keepdim,
-                   std::optional<Dtype> dtype) {
-  OpContext ctx("linalg.matrix_norm");
-  LT_CHECK(ord == "fro", "linalg.matrix_norm: ord \"", ord,
-           "\" is not supported (\"fro\" and the numeric orders 1, -1, inf, -inf are; \"nuc\" "
-           "needs singular values)");
-  check_matrix_dims(x, dim);
-  return vector_norm(x, 2.0, dim, keepdim, dtype);
-}
-
-Tensor matrix_norm(const Tensor& x, double ord, std::vector<int64_t> dim, bool keepdim,
-                   std::optional<Dtype> dtype) {
-  OpContext ctx("linalg.matrix_norm");
-  check_matrix_dims(x, dim);
-  LT_CHECK(ord == 1 || ord == -1 || std::isinf(ord), "linalg.matrix_norm: ord ", ord,
-           " is not supported (1, -1, inf, -inf and \"fro\" are; 2 and -2 need singular values)");
-  Tensor t = dtype ? x.to(*dtype) : x;
-  const int64_t r = dim[0] < 0 ? dim[0] + t.dim() : dim[0];
-  const int64_t c = dim[1] < 0 ? dim[1] + t.dim() : dim[1];
-  LT_CHECK(r >= 0 && r < t.dim() && c >= 0 && c < t.dim() && r != c, "linalg.matrix_norm: dim ",
-           shape_str(dim), " must name two different dims of shape ", shape_str(t.sizes()));
-  // 1 / -1: the largest / smallest column sum of |x| (sum over rows); inf / -inf: row sums.
-  const bool cols = !std::isinf(ord);
-  Tensor sums = abs(t).sum({cols ? r : c}, true);
-  const int64_t other = cols ? c : r;
-  Tensor out = ord > 0 ? sums.amax({other}, true) : sums.amin({other}, true);
-  return keepdim ? out : out.squeeze(std::max(r, c)).squeeze(std::min(r, c));
-}
-
-Tensor norm(const Tensor& x, std::optional<double> ord, std::optional<std::vector<int64_t>> dim,
-            bool keepdim, std::optional<Dtype> dtype) {
-  OpContext ctx("linalg.norm");
-  if (!ord) {  // the 2-norm of the flattened input, or of the vectors/matrices dim names
-    if (dim && dim->size() == 2) return matrix_norm(x, "fro", *dim, keepdim, dtype);
-    return vector_norm(x, 2.0, dim, keepdim, dtype);
-  }
-  const bool matrix = dim ? dim->size() == 2 : x.dim() == 2;
-  if (matrix)
-    return matrix_norm(x, *ord, dim.value_or(std::vector<int64_t>{-2, -1}), keepdim, dtype);
-  LT_CHECK(dim || x.dim() == 1,
-           "linalg.norm: a numeric ord needs a 1-d or 2-d input or dim, got "
-           "shape ",
-           shape_str(x.sizes()));
-  return vector_norm(x, *ord, dim, keepdim, dtype);
-}
-
-}  // namespace linalg
 }  // namespace lt

@@ -63,4 +63,9 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
 // C[m, n] = A[m, k] B[k, n], row-major and contiguous: blas_gemm.
 void blas_sgemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c);
 
+// The thin SVD a = u diag(s) vh of a row-major [m, n] float64 matrix by LAPACK's dgesdd (in
+// OpenBLAS): u [m, k], s [k] descending, vh [k, n], all row-major, k = min(m, n) >= 1. Throws
+// if LAPACK reports no convergence.
+void svd_rowmajor(const double* a, int64_t m, int64_t n, double* u, double* s, double* vh);
+
 }  // namespace lt
