@@ -29,6 +29,17 @@ inline int64_t numel_of(const std::vector<int64_t>& sizes) {
 
 inline lt::Tensor make(const In& in, lt::Device dev) { return lt::tensor(in.v, in.sizes).to(dev); }
 
+// An input of the given shape, values uniform in [lo, hi) from a fixed seed (the default range
+// keeps clear of the kinks and poles at 0).
+inline In uniform_input(std::vector<int64_t> sizes, uint32_t seed, double lo = 0.5,
+                        double hi = 1.5) {
+  In in{std::vector<double>(static_cast<size_t>(numel_of(sizes))), std::move(sizes)};
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  for (double& v : in.v) v = u(g);
+  return in;
+}
+
 // Central differences in float64 with step kEps = 1e-6. For the O(1)-O(10) losses used here the
 // truncation error is ~kEps^2 * |f'''| ~ 1e-12 and the rounding error ~1e-16 * |loss| / kEps
 // ~ 1e-9, so |analytic - numeric| <= kTol * (1 + |numeric|) with kTol = 1e-6 leaves three orders

@@ -14,6 +14,7 @@
 #include "error_message.h"
 #include "gradcheck.h"
 #include "lt/lt.h"
+#include "values.h"
 
 namespace {
 
@@ -22,11 +23,10 @@ using V = std::vector<double>;
 using lt_test::error_message;
 using lt_test::gradcheck;
 using lt_test::In;
+using lt_test::shape;
 using lt_test::Ts;
+using lt_test::vals;
 namespace F = lt::nn::functional;
-
-V vals(const Tensor& t) { return t.to(lt::kCPU).to(lt::kFloat64).to_vector<double>(); }
-std::vector<int64_t> shape(const Tensor& t) { return {t.sizes().begin(), t.sizes().end()}; }
 
 class Extras : public ::testing::TestWithParam<std::string> {
  protected:
@@ -572,11 +572,7 @@ TEST(ExtrasGrad, Gradcheck) {
   for (const char* d : {"cpu", "lazy"}) {
     const lt::Device dev(d);
     auto rnd = [](std::vector<int64_t> s, uint32_t seed) {
-      In in{std::vector<double>(lt_test::numel_of(s)), s};
-      std::mt19937 g(seed);
-      std::uniform_real_distribution<double> u(0.5, 1.5);
-      for (double& v : in.v) v = u(g);
-      return in;
+      return lt_test::uniform_input(std::move(s), seed);
     };
     gradcheck(
         "dot", [](Ts x) { return lt::dot(x[0], x[1]); }, {rnd({4}, 1), rnd({4}, 2)}, dev);

@@ -11,6 +11,7 @@
 #include "error_message.h"
 #include "gradcheck.h"
 #include "lt/lt.h"
+#include "values.h"
 
 namespace {
 
@@ -18,10 +19,9 @@ using lt::Tensor;
 using V = std::vector<double>;
 using lt_test::gradcheck;
 using lt_test::In;
+using lt_test::shape;
 using lt_test::Ts;
-
-V vals(const Tensor& t) { return t.to(lt::kCPU).to(lt::kFloat64).to_vector<double>(); }
-std::vector<int64_t> shape(const Tensor& t) { return {t.sizes().begin(), t.sizes().end()}; }
+using lt_test::vals;
 
 // LAPACK's float64 SVD against PyTorch's (also LAPACK's): agreement to rounding.
 void expect_near(const Tensor& got, const V& want, double tol = 1e-12) {
@@ -130,11 +130,7 @@ TEST(LinalgGrad, Gradcheck) {
   for (const char* d : {"cpu", "lazy"}) {
     const lt::Device dev(d);
     auto rnd = [](std::vector<int64_t> s, uint32_t seed) {
-      In in{std::vector<double>(lt_test::numel_of(s)), s};
-      std::mt19937 g(seed);
-      std::uniform_real_distribution<double> u(-1.5, 1.5);
-      for (double& v : in.v) v = u(g);
-      return in;
+      return lt_test::uniform_input(std::move(s), seed, -1.5, 1.5);
     };
     gradcheck(
         "svdvals", [](Ts x) { return lt::linalg::svdvals(x[0]); }, {rnd({2, 3, 4}, 1)}, dev);

@@ -10,6 +10,7 @@
 
 #include "gradcheck.h"
 #include "lt/lt.h"
+#include "values.h"
 
 namespace {
 
@@ -17,10 +18,9 @@ using lt::Tensor;
 using V = std::vector<double>;
 using lt_test::gradcheck;
 using lt_test::In;
+using lt_test::shape;
 using lt_test::Ts;
-
-V vals(const Tensor& t) { return t.to(lt::kCPU).to(lt::kFloat64).to_vector<double>(); }
-std::vector<int64_t> shape(const Tensor& t) { return {t.sizes().begin(), t.sizes().end()}; }
+using lt_test::vals;
 
 class ShapeComposites : public ::testing::TestWithParam<std::string> {
  protected:
@@ -231,13 +231,7 @@ TEST_P(ShapeComposites, LazyMatchesEagerOnRandomShapes) {
 TEST(ShapeCompositesGrad, Gradcheck) {
   for (const char* d : {"cpu", "lazy"}) {
     const lt::Device dev(d);
-    auto rnd = [](std::vector<int64_t> s) {
-      In in{std::vector<double>(lt_test::numel_of(s)), s};
-      std::mt19937 g(5);
-      std::uniform_real_distribution<double> u(0.5, 1.5);
-      for (double& v : in.v) v = u(g);
-      return in;
-    };
+    auto rnd = [](std::vector<int64_t> s) { return lt_test::uniform_input(std::move(s), 5); };
     gradcheck(
         "cumsum", [](Ts x) { return x[0].cumsum(1); }, {rnd({2, 5})}, dev);
     gradcheck(

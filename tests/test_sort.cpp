@@ -9,15 +9,16 @@
 
 #include "gradcheck.h"
 #include "lt/lt.h"
+#include "values.h"
 
 namespace {
 
 using lt::Tensor;
 using V = std::vector<double>;
+using lt_test::vals;
 using I = std::vector<int64_t>;
 const double kNaN = std::nan("");
 
-V vals(const Tensor& t) { return t.to(lt::kCPU).to(lt::kFloat64).to_vector<double>(); }
 I ids(const Tensor& t) { return t.to(lt::kCPU).to_vector<int64_t>(); }
 void expect_same(const V& got, const V& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;

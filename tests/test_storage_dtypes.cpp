@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "lt/lt.h"
+#include "values.h"
 
 namespace {
 
 using lt::Dtype;
 using lt::Tensor;
 using V = std::vector<double>;
-
-V vals(const Tensor& t) { return t.to(lt::kCPU).to(lt::kFloat64).to_vector<double>(); }
+using lt_test::vals;
 
 // Equal values, NaN matching NaN; or within `ulps` units of the storage dtype's last place.
 void expect_close(const Tensor& got, const Tensor& want, double ulps, const std::string& what) {
