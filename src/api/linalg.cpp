@@ -50,17 +50,21 @@ Tensor singular_values(const Tensor& x) {
   return (u * matmul(x, v)).sum({-2});
 }
 
-// which: 0 the sum of x's singular values over the two dims (the nuclear norm), 1 the largest
+// The two dims a matrix norm of t reduces, wrapped; they must differ.
+std::pair<int64_t, int64_t> matrix_dims(const Tensor& t, IntList dim) {
+  const int64_t r = wrap_dim(dim[0], t.dim(), "linalg.matrix_norm"),
+                c = wrap_dim(dim[1], t.dim(), "linalg.matrix_norm");
+  LT_CHECK(r != c, "linalg.matrix_norm: dim ", shape_str(dim),
+           " must name two different dims of shape ", shape_str(t.sizes()));
+  return {r, c};
+}
+
+// which: 0 the sum of t's singular values over dims r and c (the nuclear norm), 1 the largest
 // (the spectral norm, ord 2), -1 the smallest (ord -2).
-Tensor singular_value_norm(const Tensor& x, int which, IntList dim, bool keepdim,
-                           std::optional<Dtype> dtype) {
-  Tensor t = dtype ? x.to(*dtype) : x;
+Tensor singular_value_norm(const Tensor& t, int which, int64_t r, int64_t c, bool keepdim) {
   LT_CHECK(is_floating(t.dtype()),
            "linalg.matrix_norm: singular values need a floating input, got ",
            dtype_name(t.dtype()));
-  const int64_t r = wrap_dim(dim[0], t.dim(), "linalg.matrix_norm"),
-                c = wrap_dim(dim[1], t.dim(), "linalg.matrix_norm");
-  LT_CHECK(r != c, "linalg.matrix_norm: dim ", shape_str(dim), " names one dim twice");
   Tensor s = singular_values(movedim(t, {r, c}, {-2, -1}));
   LT_CHECK(which == 0 || s.size(-1) > 0, "linalg.matrix_norm: the ", which > 0 ? "2" : "-2",
            "-norm of a matrix of shape ", shape_str(t.sizes()), " with no elements is undefined");
@@ -105,8 +109,10 @@ Tensor matrix_norm(const Tensor& x, const std::string& ord, std::vector<int64_t>
            "\" is not supported (\"fro\", \"nuc\" and the numeric orders 1, -1, 2, -2, inf, -inf "
            "are)");
   check_matrix_dims(x, dim);
-  if (ord == "nuc") return singular_value_norm(x, 0, dim, keepdim, dtype);
-  return vector_norm(x, 2.0, dim, keepdim, dtype);
+  if (ord == "fro") return vector_norm(x, 2.0, dim, keepdim, dtype);
+  const Tensor t = dtype ? x.to(*dtype) : x;
+  const auto [r, c] = matrix_dims(t, dim);
+  return singular_value_norm(t, 0, r, c, keepdim);
 }
 
 Tensor matrix_norm(const Tensor& x, double ord, std::vector<int64_t> dim, bool keepdim,
@@ -116,12 +122,9 @@ Tensor matrix_norm(const Tensor& x, double ord, std::vector<int64_t> dim, bool k
   LT_CHECK(ord == 1 || ord == -1 || ord == 2 || ord == -2 || std::isinf(ord),
            "linalg.matrix_norm: ord ", ord,
            " is not supported (1, -1, 2, -2, inf, -inf, \"fro\" and \"nuc\" are)");
-  if (ord == 2 || ord == -2) return singular_value_norm(x, ord > 0 ? 1 : -1, dim, keepdim, dtype);
-  Tensor t = dtype ? x.to(*dtype) : x;
-  const int64_t r = dim[0] < 0 ? dim[0] + t.dim() : dim[0];
-  const int64_t c = dim[1] < 0 ? dim[1] + t.dim() : dim[1];
-  LT_CHECK(r >= 0 && r < t.dim() && c >= 0 && c < t.dim() && r != c, "linalg.matrix_norm: dim ",
-           shape_str(dim), " must name two different dims of shape ", shape_str(t.sizes()));
+  const Tensor t = dtype ? x.to(*dtype) : x;
+  const auto [r, c] = matrix_dims(t, dim);
+  if (ord == 2 || ord == -2) return singular_value_norm(t, ord > 0 ? 1 : -1, r, c, keepdim);
   // 1 / -1: the largest / smallest column sum of |x| (sum over rows); inf / -inf: row sums.
   const bool cols = !std::isinf(ord);
   Tensor sums = abs(t).sum({cols ? r : c}, true);

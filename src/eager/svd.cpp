@@ -1,7 +1,6 @@
 // The thin SVD through LAPACK's dgesdd, which OpenBLAS's library exports (Debian's libopenblas0
 // ships LAPACK): the host computation behind torch::linalg's singular-value norms and svdvals.
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "core/check.h"
