@@ -251,6 +251,38 @@ TEST_F(Lazy, DonationAtBarrierReusesBuffer) {
   for (int i = 0; i < 256; ++i) EXPECT_FLOAT_EQ(out[i], wv[i] - gv[i] * 0.5f);
 }
 
+// Bool buffers enter and leave compiled clusters as bytes (cluster_lowering.cpp): masks read
+// from memory (contiguous, a transposed view, 0-d, broadcast), a bool result stored, and a bool
+// tensor updated in place through a donated buffer, all as on eager.
+TEST_F(Lazy, BoolBuffersPassThroughCompiledCodeAsOnEager) {
+  const std::string before = lt::lazy_backend();
+  lt::set_lazy_backend("mlir");
+  lt::manual_seed(3);
+  const lt::Tensor x = lt::randn({37, 129}), y = lt::randn({37, 129}), c = lt::randn({129, 37});
+  const lt::Tensor m = lt::rand({37, 129}) > 0.3, mt = lt::rand({129, 37}) > 0.6,
+                   m0 = lt::tensor(std::vector<float>{1}, {}) > 0, row = lt::rand({129}) > 0.5;
+  auto run = [&](lt::Device d) {
+    lt::Tensor mm = m.clone().to(d), mk = mt.to(d).t(), o = m0.to(d), r = row.to(d);
+    lt::mark_step();
+    std::vector<lt::Tensor> out = {lt::where(mm, x.to(d) / 0.7, lt::zeros({}).to(d)),
+                                   lt::where(mk & r, x.to(d), y.to(d)), (x.to(d) > y.to(d)) | o,
+                                   lt::where(o, c.to(d).t(), x.to(d)) * mm};
+    mm.logical_not_();  // its old buffer is dead after the step: donated on lazy
+    out.push_back(mm);
+    out.push_back((mm ^ r).to(lt::kFloat));
+    lt::mark_step();
+    return out;
+  };
+  const std::vector<lt::Tensor> want = run(lt::Device("cpu")), got = run(kLazy);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(want[i].sizes(), got[i].sizes()) << i;
+    ASSERT_EQ(want[i].dtype(), got[i].dtype()) << i;
+    EXPECT_TRUE(lt::equal(want[i], got[i].to(lt::Device("cpu")))) << "output " << i;
+  }
+  lt::set_lazy_backend(before);
+}
+
 // On the mlir backend the compiled code itself writes into the donated buffer (an output that
 // a chain of same-shape elementwise ops computes from the buffer's only reader); anything that
 // reads the buffer otherwise gets a fresh output.
@@ -949,8 +981,38 @@ TEST_F(Lazy, SaveIrAndDebugExplainRecompiles) {
   EXPECT_NE(dbg.str().find("generic in s0 = input 0 dim 0"), std::string::npos) << dbg.str();
 }
 
-// ---- golden tests of the emitted MLIR (x*y+z, softmax, matmul+bias+relu). The child dumps the
-// MLIR before and after the pipeline for four graphs (the last shape-generic); the parent runs
+// ---- LT_PROFILE: a child runs a small graph (a fused cluster and a library matmul) with the
+// profile on; at exit it prints each step's share, total, runs and mean, heaviest first.
+TEST(LazyChild, Profile) {
+  if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of ProfilePrintsStepsAtExit";
+  lt::Tensor a = lt::randn({64, 96}).to(kLazy), b = lt::randn({96, 32}).to(kLazy);
+  lt::mark_step();
+  for (int i = 0; i < 3; ++i) {
+    lt::Tensor r = lt::relu(lt::matmul(a, b) * 2 + 1);
+    lt::mark_step();
+  }
+}
+
+TEST_F(Lazy, ProfilePrintsStepsAtExit) {
+  const std::string log = private_temp("profile.log");
+  const std::string cmd = "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_COMPILE=sync LT_PROFILE=1 /proc/" +
+                          std::to_string(getpid()) +
+                          "/exe --gtest_filter=LazyChild.Profile > /dev/null 2> " + log;
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::stringstream ss;
+  ss << std::ifstream(log).rdbuf();
+  const std::string out = ss.str();
+  std::remove(log.c_str());
+  EXPECT_NE(out.find("Profile of compiled steps:"), std::string::npos) << out;
+  // The cluster after the product (mul, add, relu) and the product itself, each run 3 times.
+  EXPECT_NE(out.find("      3 "), std::string::npos) << out;
+  EXPECT_NE(out.find("cluster(mul, add, relu) -> [64, 32]"), std::string::npos) << out;
+  EXPECT_NE(out.find("matmul [64, 96] x [96, 32] -> [64, 32]"), std::string::npos) << out;
+}
+
+// ---- golden tests of the emitted MLIR (x*y+z, softmax, matmul+bias+relu, bool arguments). The
+// child dumps the MLIR before and after the pipeline for five graphs (the fourth shape-generic);
+// the parent runs
 // FileCheck on each with the CHECK lines of tests/golden/<name>.mlir (the ops that matter, not the
 // exact text).
 TEST(LazyChild, MlirGolden) {
@@ -970,6 +1032,11 @@ TEST(LazyChild, MlirGolden) {
   lt::Tensor x6 = lt::rand({6, 8}).to(kLazy);
   lt::mark_step();
   lt::Tensor r4 = lt::softmax(x6, 1);
+  lt::mark_step();
+  // A bool input (a mask made on the cpu) and a bool output.
+  lt::Tensor m = (lt::rand({4, 8}) > 0.5).to(kLazy);
+  lt::mark_step();
+  lt::Tensor r5 = m & (x > y);
   lt::mark_step();
 }
 
@@ -994,14 +1061,15 @@ TEST_F(Lazy, MlirGoldenModules) {
   ss << std::ifstream(dump_path).rdbuf();
   const std::vector<std::string> before = mlir_sections(ss.str(), "// MLIR before the pipeline");
   const std::vector<std::string> after = mlir_sections(ss.str(), "// MLIR after the pipeline");
-  ASSERT_EQ(before.size(), 4u) << ss.str();
-  ASSERT_EQ(after.size(), 4u);
+  ASSERT_EQ(before.size(), 5u) << ss.str();
+  ASSERT_EQ(after.size(), 5u);
   // Each module is checked by LLVM's FileCheck against the CHECK lines of its golden file:
   // BEFORE on the module we build, AFTER and LOWERED on what the pipeline leaves.
   const std::string golden_dir =
       std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) + "/golden/";
-  const char* names[] = {"mul_add_broadcast", "softmax", "matmul_bias_relu", "softmax_generic"};
-  for (int k = 0; k < 4; ++k) {
+  const char* names[] = {"mul_add_broadcast", "softmax", "matmul_bias_relu", "softmax_generic",
+                         "bool_bytes"};
+  for (int k = 0; k < 5; ++k) {
     const std::string golden = golden_dir + names[k] + ".mlir";
     const std::pair<const char*, const std::string*> runs[] = {
         {"BEFORE", &before[k]}, {"AFTER", &after[k]}, {"LOWERED", &after[k]}};

@@ -31,6 +31,7 @@ constexpr Var kVars[] = {
   {"LT_NUM_THREADS", Type::Int, "", 1, 4096, "", "threads for kernels, compiled code and OpenBLAS (default: the cores)"},
   {"LT_DEBUG", Type::Flag, "0", 0, 0, "", "print why each graph compiled, the matmul choices and the target"},
   {"LT_METRICS", Type::Flag, "0", 0, 0, "", "print the metrics report when the process exits"},
+  {"LT_PROFILE", Type::Flag, "0", 0, 0, "", "time each step of compiled graphs; print the heaviest when the process exits"},
   {"LT_SAVE_IR", Type::Text, "", 0, 0, "", "append every compiled graph to this file"},
   {"LT_IR_FORMAT", Type::Choice, "text", 0, 0, "text|dot|mlir", "the format LT_SAVE_IR writes"},
   {"LT_FORCE_FALLBACK", Type::Text, "", 0, 0, "", "op1,op2 or all: run these ops on the eager kernels (lazy fallback)"},

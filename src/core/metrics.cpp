@@ -22,6 +22,7 @@ struct Registry {
   std::mutex mu;
   std::map<std::string, int64_t> counters;
   std::map<std::string, Timer> timers;
+  std::map<std::string, std::pair<int64_t, int64_t>> profile;  // step: (runs, ns)
 };
 
 Registry& reg() {
@@ -89,9 +90,11 @@ std::string report() {
 }
 
 namespace {
-// LT_METRICS=1: print the report when the process exits.
+// LT_METRICS=1: print the report when the process exits; LT_PROFILE=1: the step profile.
 const bool g_report_at_exit = [] {
   if (config::flag_at_load("LT_METRICS")) std::atexit([] { std::fprintf(stderr, "%s", report().c_str()); });
+  if (config::flag_at_load("LT_PROFILE"))
+    std::atexit([] { std::fprintf(stderr, "%s", profile_report().c_str()); });
   return true;
 }();
 }  // namespace
@@ -100,11 +103,50 @@ void reset() {
   std::lock_guard<std::mutex> g(reg().mu);
   reg().counters.clear();
   reg().timers.clear();
+  reg().profile.clear();
 }
 
 bool debug_enabled() {
   static const bool on = config::flag("LT_DEBUG");
   return on;
+}
+
+bool profile_enabled() {
+  static const bool on = config::flag("LT_PROFILE");
+  return on;
+}
+
+void profile_add(const std::string& step, int64_t ns) {
+  std::lock_guard<std::mutex> g(reg().mu);
+  auto& [runs, total] = reg().profile[step];
+  ++runs;
+  total += ns;
+}
+
+std::string profile_report(size_t top) {
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> rows;
+  {
+    std::lock_guard<std::mutex> g(reg().mu);
+    rows.assign(reg().profile.begin(), reg().profile.end());
+  }
+  int64_t all = 0;
+  for (const auto& r : rows) all += r.second.second;
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+  char line[96];
+  std::snprintf(line, sizeof line, "Profile of compiled steps: %s in %zu kinds of step\n",
+                fmt_ms(static_cast<double>(all)).c_str(), rows.size());
+  std::string out = line;
+  out += "   share       total    runs   mean us  step\n";
+  for (size_t i = 0; i < rows.size() && i < top; ++i) {
+    const auto& [name, rt] = rows[i];
+    std::snprintf(line, sizeof line, "  %5.1f%% %11s %7lld %9.1f  ",
+                  all ? 100.0 * static_cast<double>(rt.second) / static_cast<double>(all) : 0.0,
+                  fmt_ms(static_cast<double>(rt.second)).c_str(), static_cast<long long>(rt.first),
+                  static_cast<double>(rt.second) / 1e3 / static_cast<double>(rt.first));
+    out += line + name + "\n";
+  }
+  return out;
 }
 
 }  // namespace lt::metrics_impl

@@ -32,4 +32,10 @@ class ScopedTimer {
 // LT_DEBUG set (and not "0"): the library explains its choices on stderr. Read once.
 bool debug_enabled();
 
+// LT_PROFILE set: compiled graphs time each of their steps (a fused cluster, a library op),
+// summed per step label over all runs, and the heaviest print when the process exits. Read once.
+bool profile_enabled();
+void profile_add(const std::string& step, int64_t ns);
+std::string profile_report(size_t top = 40);
+
 }  // namespace lt::metrics_impl

@@ -88,6 +88,7 @@ class MlirExecutable : public Executable {
             s.trial = std::make_shared<MatmulTrial>();
         }
       }
+      if (M::profile_enabled()) s.label = step_label(st, static_cast<bool>(s.matmul.run));
       steps_.push_back(std::move(s));
     }
     // Each value is released after the step that reads it last (roots are kept), so a step's
@@ -156,8 +157,11 @@ class MlirExecutable : public Executable {
     if (dyn_) take_sizes(args);
     std::vector<Tensor> v(nodes_.size());
     int64_t forwarded = 0, scattered = 0;  // counted once per run: each add takes a lock
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point t0 = M::profile_enabled() ? Clock::now() : Clock::time_point();
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
+      if (!s.label.empty()) t0 = Clock::now();
       if (s.kind == Schedule::Kind::Cluster) {
         run_cluster(s, v, args);
       } else if (s.kind == Schedule::Kind::Alias) {
@@ -179,6 +183,10 @@ class MlirExecutable : public Executable {
         }
       }
       for (int32_t i : release_after_[k]) v[i] = Tensor();
+      if (!s.label.empty())
+        M::profile_add(
+            s.label,
+            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
     }
     if (forwarded) M::add("CopiesForwarded", forwarded);
     if (scattered) M::add("ScatterInPlace", scattered);
@@ -229,7 +237,36 @@ class MlirExecutable : public Executable {
     bool scatter_in_place = false;  // a slice_scatter that may write into its base
     MatmulKernel matmul;                              // a library matmul by generated code
     std::shared_ptr<MatmulTrial> trial;               // unset: the kernel is taken
+    std::string label;  // LT_PROFILE: what the step is (clusters and library ops)
   };
+
+  // LT_PROFILE's name for a step: a cluster's ops (each kind once, in order) and its first
+  // output's sizes, or a library op and its sizes (those of the graph compiled: a shape-generic
+  // executable's runs take other sizes).
+  std::string step_label(const Schedule::Step& st, bool generated) const {
+    if (st.kind == Schedule::Kind::Cluster) {
+      const Cluster& c = sched_.clusters[st.cluster];
+      std::vector<OpKind> kinds;
+      for (const ir::Node* n : c.nodes)
+        if (n->kind == ir::NodeKind::Op &&
+            std::find(kinds.begin(), kinds.end(), n->op) == kinds.end())
+          kinds.push_back(n->op);
+      std::string out = "cluster(";
+      for (size_t i = 0; i < kinds.size(); ++i) {
+        if (i == 6) {
+          out += ", +" + std::to_string(kinds.size() - 6);
+          break;
+        }
+        out += (i ? ", " : "") + std::string(op_name(kinds[i]));
+      }
+      return out + ") -> " + (c.outputs.empty() ? "[]" : shape_str(c.outputs[0]->meta.sizes));
+    }
+    if (st.kind != Schedule::Kind::Library || st.node->kind != ir::NodeKind::Op) return "";
+    std::string out = op_name(st.node->op);
+    for (uint32_t i = 0; i < st.node->n_operands; ++i)
+      out += (i ? " x " : " ") + shape_str(st.node->operands[i]->meta.sizes);
+    return out + " -> " + shape_str(st.node->meta.sizes) + (generated ? " (generated)" : "");
+  }
 
   // Step::scatter_in_place: the base's buffer, dense and held by no other storage owner (its
   // value dies here), takes the slice. False: the step runs the kernel.
