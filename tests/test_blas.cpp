@@ -49,4 +49,28 @@ TEST(Blas, ProductsSplitOverOurThreadsMatchTheReference) {
   lt::set_num_threads(threads);
 }
 
+// A batch of tiny products with one shared b and a strided a (a transposed view: adaptive
+// average pooling's [N, C, 7, 7] x [7, 1]) runs as one product of a's dense copy: each matrix
+// as its own product, against a double-precision reference, for float and int64.
+TEST(Blas, TinyBatchedProductsOfAStridedViewFoldIntoOne) {
+  lt::manual_seed(6);
+  const lt::Tensor x = lt::randn({3, 5, 7, 7}), w = lt::randn({7, 2});
+  const lt::Tensor a = x.transpose(-1, -2);
+  ASSERT_FALSE(a.is_contiguous());
+  const lt::Tensor got = lt::matmul(a, w);
+  ASSERT_EQ(got.sizes(), (std::vector<int64_t>{3, 5, 7, 2}));
+  const std::vector<double> g = got.to_vector<double>(), xv = x.to_vector<double>(),
+                            wv = w.to_vector<double>();
+  for (int64_t b = 0; b < 15; ++b)  // got[b][r][c] = sum_p x[b][p][r] w[p][c]
+    for (int64_t r = 0; r < 7; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        double want = 0;
+        for (int64_t p = 0; p < 7; ++p) want += xv[b * 49 + p * 7 + r] * wv[p * 2 + c];
+        EXPECT_NEAR(g[b * 14 + r * 2 + c], want, 1e-5) << b << ", " << r << ", " << c;
+      }
+  const lt::Tensor xi = lt::randint(-4, 5, {4, 6, 3, 3}), wi = lt::randint(-4, 5, {3, 1});
+  EXPECT_TRUE(lt::equal(lt::matmul(xi.transpose(-1, -2), wi),
+                        lt::matmul(xi.transpose(-1, -2).contiguous(), wi)));
+}
+
 }  // namespace

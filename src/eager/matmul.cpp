@@ -141,6 +141,11 @@ void matmul_typed(Tensor a, Tensor b, const Tensor& out) {
   for (int64_t d = 0; d < b.dim() - 2; ++d)
     if (b.size(d) != 1) b_shared = false;
   bool two_d = nd == 2;
+  // A strided a (a transposed view) whose matrices are tiny is copied first: one product of a
+  // copy beats a call per matrix. ResNet's adaptive average pooling, [64, 96, 7, 7] x [7, 1]
+  // through a transposed view, made 6144 calls of a few hundred ns each (2.3 ms a step).
+  if (B > 1 && b_shared && a.dim() == nd && !a.is_contiguous() && 2 * n * m * k <= 16384)
+    a = dense(a);
   if (B > 1 && b_shared && a.is_contiguous() && a.dim() == nd) {
     a = reshape_view(a, {B * n, k});
     b = reshape_view(b, {k, m});
