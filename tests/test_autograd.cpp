@@ -178,6 +178,41 @@ TEST(Gradcheck, PowByAFractionalScalarIsExactInFloat64) {
   }
 }
 
+// Slices of one intermediate, read one at a time as an RNN reads its input projections: their
+// gradients are added into the slices of one gradient the engine owns (engine.cpp). Overlapping
+// slices, strided slices, selects, a first gradient the engine did not make (sum's expanded
+// ones, add's shared g, which it must copy before adding into) and slices after it, on cpu and
+// lazy.
+TEST(Gradcheck, SlicesOfOneIntermediateSumIntoItsGradient) {
+  const Fn rnn_like = [](Ts x) {
+    lt::Tensor h = x[0] * x[1];  // an intermediate [5, 3, 4]
+    lt::Tensor acc = lt::zeros({3, 4}, h.options());
+    for (int64_t t = 0; t < 5; ++t) acc = (acc + h.select(0, t)).tanh();
+    return acc;
+  };
+  const Fn mixed = [](Ts x) {
+    lt::Tensor h = x[0].exp();
+    return h.sum() + h.narrow(0, 1, 3).sum(0) * h.narrow(0, 2, 3).sum(0) +
+           h.slice(2, 0, 4, 3).sum() + h.select(1, 2).narrow(0, 1, 3) * 2 + (h + h).select(0, 4);
+  };
+  // The whole of h reaches its gradient first (sum's expanded ones), then a slice, in either
+  // order of the terms.
+  const Fn whole_first = [](Ts x) {
+    lt::Tensor h = x[0] * 3;
+    return h.sum(0) + h.select(0, 1).exp().exp() * h.select(0, 3);
+  };
+  const Fn whole_last = [](Ts x) {
+    lt::Tensor h = x[0] * 3;
+    return h.select(0, 1).exp().exp() * h.select(0, 3) + h.sum(0);
+  };
+  for (lt::Device d : {kCpu, kLazy}) {
+    gradcheck("rnn-like slices", rnn_like, {rnd({5, 3, 4}), rnd({5, 3, 4})}, d);
+    gradcheck("mixed slices", mixed, {rnd({5, 3, 4})}, d);
+    gradcheck("whole first", whole_first, {rnd({5, 3, 4}, -0.3, 0.3)}, d);
+    gradcheck("whole last", whole_last, {rnd({5, 3, 4}, -0.3, 0.3)}, d);
+  }
+}
+
 TEST(Gradcheck, Broadcasting) {
   gradcheck("add [2,3]+[3]", [](Ts x) { return x[0] + x[1]; }, {rnd({2, 3}), rnd({3})});
   gradcheck("sub [3]-[2,3]", [](Ts x) { return x[0] - x[1]; }, {rnd({3}), rnd({2, 3})});

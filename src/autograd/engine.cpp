@@ -10,6 +10,7 @@
 #include "core/shape.h"
 #include "lt/autograd.h"
 #include "lt/ops.h"
+#include "ops/attrs.h"
 
 namespace lt {
 namespace autograd {
@@ -147,6 +148,17 @@ void run(Pass& p, const variable_list& roots, const variable_list& root_grads) {
   std::vector<GradFn*> order;
   std::unordered_set<GradFn*> seen;
   std::unordered_map<GradFn*, std::vector<Tensor>> pending;
+  // Per pending gradient: whether the engine made it (a sum of its own) and so may add into it
+  // in place; a gradient a formula handed on may be shared (add's {g, g}) or the user's.
+  std::unordered_map<GradFn*, std::vector<bool>> owned;
+  auto add_to = [&](GradFn* to, uint32_t nr, const Tensor& g) {
+    std::vector<Tensor>& slot = pending[to];
+    slot.resize(to->num_outputs);
+    std::vector<bool>& own = owned[to];
+    own.resize(to->num_outputs);
+    own[nr] = slot[nr].defined();
+    accumulate(slot[nr], g);
+  };
   for (size_t r = 0; r < roots.size(); ++r) {
     Meta* m = meta_of(roots[r]);
     if (!m->grad_fn) {  // the root is a leaf
@@ -154,9 +166,7 @@ void run(Pass& p, const variable_list& roots, const variable_list& root_grads) {
       continue;
     }
     GradFn* root = m->grad_fn.get();
-    std::vector<Tensor>& slot = pending[root];
-    slot.resize(root->num_outputs);
-    accumulate(slot[m->output_nr], grads[r]);
+    add_to(root, m->output_nr, grads[r]);
     if (!seen.insert(root).second) continue;
     std::vector<std::pair<GradFn*, size_t>> stack{{root, 0}};
     while (!stack.empty()) {
@@ -188,6 +198,7 @@ void run(Pass& p, const variable_list& roots, const variable_list& root_grads) {
     if (it == pending.end()) continue;
     std::vector<Tensor> g = std::move(it->second);
     pending.erase(it);
+    owned.erase(fn);
     g.resize(fn->num_outputs);
     for (uint32_t o = 0; o < fn->num_outputs; ++o) {
       if (!g[o].defined()) continue;
@@ -205,6 +216,30 @@ void run(Pass& p, const variable_list& roots, const variable_list& root_grads) {
       }
     }
     if (targeted && !useful.count(fn)) continue;
+    // A slice's gradient is its input's gradient zero but in the slice. Summed into the input's
+    // pending gradient as slice_scatter(zeros, g) it cost a pass over the whole input per slice:
+    // an RNN reads its precomputed input projections [L, N, 4H] one time step at a time, and its
+    // backward made L full-size zero tensors and L full-size sums per layer (LSTM step: 18% of
+    // its time, lazy and eager alike). Instead g is added into the slice of a gradient the engine
+    // owns (made zero for the first slice), in place.
+    if (!fn->custom && fn->op == OpKind::Slice && !p.create_graph && g[0].defined() &&
+        fn->next.size() == 1 && fn->next[0].active() && fn->next[0].fn) {
+      GradFn* to = fn->next[0].fn.get();
+      const uint32_t nr = fn->next[0].output_nr;
+      std::vector<Tensor>& slot = pending[to];
+      slot.resize(to->num_outputs);
+      std::vector<bool>& own = owned[to];
+      own.resize(to->num_outputs);
+      if (!slot[nr].defined())
+        slot[nr] = zeros(fn->in_sizes[0], g[0].options());
+      else if (!own[nr])
+        slot[nr] = slot[nr].clone();
+      own[nr] = true;
+      const SliceAttrs sl = SliceAttrs::of(fn->attrs);
+      slot[nr].slice(sl.dim, sl.start, sl.end, sl.step).add_(g[0]);
+      if (!p.keep_graph) release(*fn);
+      continue;
+    }
     std::vector<Tensor> gi;
     if (fn->custom) {
       gi = apply_custom(*fn, std::move(g));
@@ -218,9 +253,7 @@ void run(Pass& p, const variable_list& roots, const variable_list& root_grads) {
       const Edge& e = fn->next[i];
       if (!e.active() || !gi[i].defined()) continue;
       if (e.fn) {
-        std::vector<Tensor>& slot = pending[e.fn.get()];
-        slot.resize(e.fn->num_outputs);
-        accumulate(slot[e.output_nr], gi[i]);
+        add_to(e.fn.get(), e.output_nr, gi[i]);
       } else {
         to_leaf(e.leaf, gi[i]);
       }
