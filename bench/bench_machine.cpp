@@ -184,6 +184,9 @@ const bool registered = [] {
   benchmark::AddCustomContext("isa", isa_features());
   benchmark::AddCustomContext("jit_target", lt::backend::host_target().summary());
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+  // OpenBLAS picks its kernels from the CPU unless this names them: on the Zen 5 development
+  // host the environment sets Haswell (AVX2), though OpenBLAS 0.3.21 alone picks AVX-512 ones.
+  benchmark::AddCustomContext("OPENBLAS_CORETYPE", env_or("OPENBLAS_CORETYPE", "(unset)"));
   // 1: lazytensor runs OpenBLAS single-threaded and splits products over its own threads.
   benchmark::AddCustomContext("openblas_threads", std::to_string(openblas_get_num_threads()));
   benchmark::AddCustomContext("openblas_config", openblas_get_config());

@@ -144,7 +144,7 @@ def host_limits(args, env):
     ctx = data.get("context", {})
     out = {k: ctx.get(k) for k in ("cpu_model", "isa", "jit_target", "openblas_core",
                                    "openblas_threads", "openblas_config", "omp_max_threads",
-                                   "LT_NUM_THREADS", "LT_CPU_FEATURES")}
+                                   "LT_NUM_THREADS", "LT_CPU_FEATURES", "OPENBLAS_CORETYPE")}
     out["fma_peak_gflops"], out["triad_gbps"] = {}, {}
     for e in data.get("benchmarks", []):
         name, value = e.get("name", ""), e.get("value")
@@ -463,11 +463,13 @@ def machine_line(m):
         threads = m.get("threads") or 1
         peak = limit_for(host.get("fma_peak_gflops"), threads)
         bw = limit_for(host.get("triad_gbps"), threads)
-        line += (" ISA: %s. JIT target: %s. OpenBLAS: %s core, %s threads. Limits at %s "
+        forced = host.get("OPENBLAS_CORETYPE")
+        forced = " (OPENBLAS_CORETYPE=%s)" % forced if forced and forced != "(unset)" else ""
+        line += (" ISA: %s. JIT target: %s. OpenBLAS: %s core%s, %s threads. Limits at %s "
                  "threads: FMA peak %s GFLOP/s, triad %s GB/s (bench_machine)." % (
                      host.get("isa") or "?", host.get("jit_target") or "?",
-                     host.get("openblas_core") or "?", host.get("openblas_threads") or "?",
-                     threads, fmt(peak), fmt(bw)))
+                     host.get("openblas_core") or "?", forced,
+                     host.get("openblas_threads") or "?", threads, fmt(peak), fmt(bw)))
     return line
 
 
