@@ -166,6 +166,23 @@ TEST_F(DynamicShapes, MatmulWithRunTimeRowsRunsTheGeneratedKernelOnChunks) {
   EXPECT_GT(counter("CodegenMatmulRuns"), 0);
 }
 
+TEST_F(DynamicShapes, MatmulWithManyRunTimeRowsRunsChunksOf256First) {
+  // Many rows: chunks of 256 on a kernel of their own, then chunks of the small size (128 for
+  // n = 64), then OpenBLAS for the rest; 400 rows take all three. Tolerance as above.
+  setenv("LT_MLIR_MATMUL", "codegen", 1);
+  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+    return {lt::matmul(v[0] * 0.5f, v[1]).relu()};
+  };
+  lt::manual_seed(10);
+  const lt::Tensor w = lt::randn({64, 64});
+  for (int64_t n : {40, 600, 400, 256, 520, 17}) check(f, {lt::randn({n, 64}), w}, 0, 1e-3, "rows");
+  unsetenv("LT_MLIR_MATMUL");
+  EXPECT_EQ(counter("DynamicCompile"), 1);
+  EXPECT_EQ(counter("CodegenMatmulChunked"), 1);
+  EXPECT_EQ(counter("CodegenMatmulBigChunks"), 1);
+  EXPECT_GT(counter("CodegenMatmulRuns"), 0);
+}
+
 TEST_F(DynamicShapes, MatmulWithRunTimeKRunsTheGeneratedKernelOnChunksOfK) {
   // k at run time (a weight gradient x^T g, k the batch), rows and n fixed: the chunks of 64 of
   // k add up in C through a kernel that accumulates, the rest of k runs OpenBLAS, and a k below
