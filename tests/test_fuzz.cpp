@@ -1873,4 +1873,20 @@ TEST(FuzzRegressions, MlirSinCosLargeArgumentsAndSignedZero) {
   });
 }
 
+TEST(FuzzRegressions, MlirComparisonOfAnInPlaceBoolInputReadTwice) {
+  // LT_BACKEND=mlir (seed 101261184): gt(x, b) is an output written in place over b's buffer and
+  // is also read by logical_or in the same cluster. lt-recompute-cheap copied gt (and b's
+  // byte-to-i1 conversion) into the logical_or loop, which ran after the in-place store and read
+  // gt's result as b: [0, 1, 4] || (1 > [T, F, T]) came out [T, T, T].
+  expect_same([](lt::Device dev) {
+    Tensor y = lt::tensor<int64_t>({0, 1, 4}, {1, 1, 3}).to(dev);
+    Tensor b = lt::tensor<bool>({true, false, true}, {1, 1, 3}).to(dev);
+    Tensor x = lt::ones({1, 1, 3}).to(dev);
+    if (dev.is_lazy()) lt::mark_step();
+    Tensor g = x.gt(b), o = g.logical_or(y);
+    if (dev.is_lazy()) lt::mark_step();
+    return Tensors{g, o};
+  });
+}
+
 }  // namespace

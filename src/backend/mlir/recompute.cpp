@@ -17,6 +17,7 @@
 #include "core/metrics.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -76,9 +77,23 @@ struct RecomputeCheapPass : PassWrapper<RecomputeCheapPass, OperationPass<Module
   }
 
   void runOnOperation() override {
+    // An input read from an output's buffer (Cluster::donations) is overwritten by the output's
+    // write: a copy of its reader placed after that write would read the new values. (A bool
+    // input's byte-to-i1 conversion and its comparison, both cheap, were copied into a second
+    // reader that ran after the comparison's own in-place store: logical_or(gt(x, b), y) read b
+    // back as gt(x, b).) Such readers keep their one loop, which runs before the write.
+    llvm::SmallPtrSet<Value, 8> written;
+    getOperation().walk(
+        [&](bufferization::MaterializeInDestinationOp m) { written.insert(m.getDest()); });
+    auto reads_written = [&](linalg::GenericOp g) {
+      return llvm::any_of(g.getDpsInputs(), [&](Value v) {
+        auto t = v.getDefiningOp<bufferization::ToTensorOp>();
+        return t && written.contains(t->getOperand(0));
+      });
+    };
     SmallVector<linalg::GenericOp> cands;
     getOperation().walk([&](linalg::GenericOp g) {
-      if (cheap(g)) cands.push_back(g);
+      if (cheap(g) && !reads_written(g)) cands.push_back(g);
     });
     // Readers first: copying a reader adds readers to its own producers, seen later.
     for (linalg::GenericOp g : llvm::reverse(cands)) {
