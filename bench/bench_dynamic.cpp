@@ -13,6 +13,9 @@
 //     one or the other (generic: after steps at S = 100 and 112), and times 20 steps at 128;
 //     3 rounds of each, alternating; counters static_ms and generic_ms (medians of the rounds'
 //     means) and value = generic_ms / static_ms (the goal: at most 1.15);
+//   seqlen_loop_buckets, batch_loop_buckets (lt_mlir): seqlen_loop and batch_loop with
+//     LT_SHAPE_BUCKETS=pow2, counters bucketed and bucket_refused (graphs padded to their
+//     bucket; graphs that could not be, which ran shape-generic code);
 //   batch_loop: MLP 784-256-10, batch uniform in [1, 128] per step, cross_entropy against random
 //     labels, backward, Adam(1e-3), 200 steps.
 // Counters (the lazy metrics are deltas over the loop, 0 on lt_eager):
@@ -225,6 +228,27 @@ void generic_vs_static(benchmark::State& st) {
     unsetenv("LT_COMPILE");
 }
 
+// *_buckets: the loop with LT_SHAPE_BUCKETS=pow2 (unless the environment sets it), its graphs
+// padded to power-of-two sizes; counters bucketed (graphs run as their bucket's code) and
+// bucket_refused (graphs that could not be padded exactly: shape-generic code).
+struct Buckets {
+  bool set = !std::getenv("LT_SHAPE_BUCKETS");
+  double bucketed = static_cast<double>(lt::metrics::counter("BucketedGraphs"));
+  double refused = static_cast<double>(lt::metrics::counter("BucketRefused"));
+  Buckets() {
+    if (set) setenv("LT_SHAPE_BUCKETS", "pow2", 1);
+  }
+  ~Buckets() {
+    if (set) unsetenv("LT_SHAPE_BUCKETS");
+  }
+  void report(benchmark::State& st) const {
+    st.counters["bucketed"] =
+        static_cast<double>(lt::metrics::counter("BucketedGraphs")) - bucketed;
+    st.counters["bucket_refused"] =
+        static_cast<double>(lt::metrics::counter("BucketRefused")) - refused;
+  }
+};
+
 const bool registered = [] {
   const auto once = [](auto* b) { b->Iterations(1)->Unit(benchmark::kMillisecond); };
   ltb::add(
@@ -239,6 +263,23 @@ const bool registered = [] {
   ltb::add(
       "seqlen_generic_vs_static", {Sys::Mlir},
       [](benchmark::State& st, Sys) { generic_vs_static(st); }, once);
+  ltb::add(
+      "seqlen_loop_buckets", {Sys::Mlir},
+      [](benchmark::State& st, Sys s) {
+        Buckets on;
+        seqlen(st, s, draw_sizes(kSeqSteps, 8, 256));
+        on.report(st);
+      },
+      once);
+  ltb::add(
+      "batch_loop_buckets", {Sys::Mlir},
+      [](benchmark::State& st, Sys s) {
+        Buckets on;
+        const std::vector<int64_t> b = draw_sizes(kBatchSteps, 1, 128);
+        train_loop<Mlp>(st, s, b, b.size());
+        on.report(st);
+      },
+      once);
   ltb::add(
       "batch_loop", ltb::kAll,
       [](benchmark::State& st, Sys s) {

@@ -43,6 +43,7 @@ constexpr Var kVars[] = {
   {"LT_COMPILE", Type::Choice, "async", 0, 0, "async|sync", "async: a graph runs on interp while it compiles on a background thread, and a graph seen once is never compiled (sync: the barrier waits for each compile)"},
   {"LT_QUICK_TIER", Type::Choice, "tiered", 0, 0, "tiered|off|only", "shape-generic code: tiered: a background compile makes quick code first (LLVM's fast code generation, OpenBLAS matmuls), then full code once the quick code has run LT_TIER_UP times as long as its compile; off: full code only; only: quick code only, also with LT_COMPILE=sync"},
   {"LT_TIER_UP", Type::Real, "", 0, kInf, "", "tiered generic code: the full compile starts when the quick code has run this many times as long as its own compile took (default: 24 / LT_NUM_THREADS; 0: at its first run)"},
+  {"LT_SHAPE_BUCKETS", Type::Text, "", 0, 0, "", "pow2 or a list such as 64,128,256: a graph whose size changed pads that size up to its bucket and runs the bucket's static code (masks keep results exact; a graph that cannot be padded exactly gets shape-generic code)"},
   {"LT_DYNAMIC_SHAPES", Type::Choice, "auto", 0, 0, "auto|off", "graphs that differ only in sizes share shape-generic code once a size has changed (off: one compile per shape)"},
   {"LT_MLIR_MAX_OPS", Type::Int, "20000", 1, kInf, "", "graphs with more ops run on interp instead of compiling"},
   {"LT_MLIR_MATMUL", Type::Choice, "measure", 0, 0, "measure|blas|codegen", "generated matmul kernels: timed against OpenBLAS, never, or always"},

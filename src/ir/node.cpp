@@ -196,6 +196,15 @@ NodePtr make_data(const Tensor& buffer) {
   return NodePtr::adopt(node);
 }
 
+NodePtr make_data_leaf(const OpMeta& meta, int64_t slot) {
+  Node* node = new_node();
+  node->kind = NodeKind::Data;
+  node->meta = meta;
+  node->slot = slot;
+  node->hash = hash_header(NodeKind::Data, OpKind::Scalar, node->meta);
+  return NodePtr::adopt(node);
+}
+
 NodePtr make_param(Dtype dtype, double f, int64_t i) {
   Node* node = new_node();
   node->kind = NodeKind::Param;

@@ -111,6 +111,9 @@ NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, Node* const
 NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, const NodePtr* operands,
                 size_t n);
 NodePtr make_data(const Tensor& buffer);
+// A Data leaf of this meta and input slot without a buffer: for a graph rewritten before its
+// compile (lazy/buckets.cpp), whose buffers come at run time.
+NodePtr make_data_leaf(const OpMeta& meta, int64_t slot);
 NodePtr make_param(Dtype dtype, double f, int64_t i);
 NodePtr make_const(Dtype dtype, double f, int64_t i);
 

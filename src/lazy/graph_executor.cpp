@@ -18,6 +18,7 @@
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
 #include "lazy/background_compile.h"
+#include "lazy/buckets.h"
 #include "lazy/lazy_tensor.h"
 
 namespace lt::lazy {
@@ -199,6 +200,24 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
     st.declined = true;
     M::add("DynamicCompileDeclined");
   }
+  std::string not_bucketed;
+  if (!st.seen.empty() && buckets_enabled()) {
+    // LT_SHAPE_BUCKETS: static code of the size's bucket rather than shape-generic code.
+    const std::vector<int64_t>& ref =
+        st.seen.front() != prof.values ? st.seen.front() : st.seen.back();
+    std::string what;
+    bool fresh = false;
+    if (auto exe = bucketed(
+            g, prof, ref, [&](const ir::Graph& b) { return compile_static(b, background); }, &what,
+            &fresh)) {
+      if (debug)
+        debug_line(g,
+                   "sizes " + size_changes(g, prof, ref) + "; " + what + (fresh ? deferred : ""));
+      return exe;
+    }
+    M::add("BucketRefused");
+    not_bucketed = "; not bucketed: " + what;
+  }
   if (st.exe && st.dyn->admits(prof.values)) {
     M::add("CachedCompile");
     M::add("DynamicCacheHit");
@@ -206,6 +225,7 @@ std::shared_ptr<backend::Executable> compile_miss(const ir::Graph& g,
   }
   std::string why = st.seen.empty() ? "new graph structure (" + explain_new_structure(sig) + ")"
                                     : "sizes " + size_changes(g, prof, st.seen.back());
+  why += not_bucketed;
   if (!st.seen.empty() && !st.declined) {
     std::vector<std::vector<int64_t>> seen = st.seen;
     if (seen.size() == kMaxSeen) seen.erase(seen.begin() + 1);  // keep the first
@@ -412,6 +432,7 @@ void sync_aliases(const std::vector<Alias*>& requested, bool barrier) {
 void clear_compile_cache() {
   cache().clear();
   structures().clear();
+  clear_bucket_cache();
 }
 
 void note_recorded_op() {
