@@ -12,55 +12,30 @@
 #include <string>
 #include <vector>
 
+#include "lazy_vs_eager.h"
+
 namespace {
 
 const lt::Device kLazy("lazy");
 
 int64_t counter(const char* name) { return lt::metrics::counter(name); }
 
-class DynamicShapes : public ::testing::Test {
+class DynamicShapes : public lt_test::MlirFromScratch {
  protected:
-  void SetUp() override {
-    before_ = lt::lazy_backend();
-    lt::set_lazy_backend("mlir");
-    lt::clear_compile_cache();  // each test starts as a new process would
-    lt::metrics::reset();
-  }
   void TearDown() override {
     unsetenv("LT_DYNAMIC_SHAPES");
-    lt::set_lazy_backend(before_);
+    MlirFromScratch::TearDown();
   }
-
-  // Runs `f` on eager inputs and on their lazy copies (one barrier) and compares every output.
-  using Fn = std::function<std::vector<lt::Tensor>(const std::vector<lt::Tensor>&)>;
-  static void check(const Fn& f, const std::vector<lt::Tensor>& in, double rtol, double atol,
-                    const std::string& what) {
-    std::vector<lt::Tensor> lin;
-    for (const lt::Tensor& t : in) lin.push_back(t.to(kLazy));
-    std::vector<lt::Tensor> want = f(in), got = f(lin);
-    lt::mark_step();
-    ASSERT_EQ(want.size(), got.size());
-    for (size_t i = 0; i < want.size(); ++i) {
-      lt::Tensor g = got[i].to("cpu");
-      ASSERT_EQ(g.sizes().vec(), want[i].sizes().vec()) << what << " output " << i;
-      if (rtol == 0 && atol == 0)
-        EXPECT_TRUE(lt::equal(g, want[i])) << what << " output " << i;
-      else
-        EXPECT_TRUE(lt::allclose(g, want[i], rtol, atol)) << what << " output " << i;
-    }
-  }
-
-  std::string before_;
 };
 
 TEST_F(DynamicShapes, ElementwiseAndReductionsCompileTwiceForFiveSizes) {
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     const lt::Tensor& x = v[0];
     return {lt::softmax(x * 2.0f, 1) + x.mean(0), (x - x.amax(1, true)).exp().sum()};
   };
   lt::manual_seed(1);
   for (int64_t n : {5, 9, 17, 33, 3})
-    check(f, {lt::randn({n, 12})}, 1e-5, 1e-6, "n " + std::to_string(n));
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 12})}, 1e-5, 1e-6, "n " + std::to_string(n));
   // The first size: specialized. The second: generic (one symbol, n). Then three reuses.
   EXPECT_EQ(counter("UncachedCompile"), 2) << lt::metrics::report();
   EXPECT_EQ(counter("StaticCompile"), 1);
@@ -70,59 +45,63 @@ TEST_F(DynamicShapes, ElementwiseAndReductionsCompileTwiceForFiveSizes) {
 }
 
 TEST_F(DynamicShapes, SizesZeroAndOneAreNeverMerged) {
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {(v[0] + v[1]).relu().sum(0), v[0] * 3.0f};
   };
   lt::manual_seed(2);
-  for (int64_t n : {4, 6}) check(f, {lt::randn({n, 3}), lt::randn({3})}, 1e-5, 1e-6, "n");
+  for (int64_t n : {4, 6})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 3}), lt::randn({3})}, 1e-5, 1e-6, "n");
   EXPECT_EQ(counter("DynamicCompile"), 1);
   // n = 1 and n = 0 fail the generic code's guard (dynamic sizes are >= 2): specialized code.
   for (int64_t n : {1, 0}) {
     const int64_t statics = counter("StaticCompile");
-    check(f, {lt::randn({n, 3}), lt::randn({3})}, 1e-5, 1e-6, "n " + std::to_string(n));
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 3}), lt::randn({3})}, 1e-5, 1e-6,
+                                "n " + std::to_string(n));
     EXPECT_EQ(counter("StaticCompile"), statics + 1) << "n " << n;
   }
   // Larger sizes still reuse the generic code.
   const int64_t compiles = counter("UncachedCompile");
-  check(f, {lt::randn({50, 3}), lt::randn({3})}, 1e-5, 1e-6, "n 50");
+  lt_test::lazy_matches_eager(f, {lt::randn({50, 3}), lt::randn({3})}, 1e-5, 1e-6, "n 50");
   EXPECT_EQ(counter("UncachedCompile"), compiles);
 }
 
 TEST_F(DynamicShapes, ABroadcastOneNeverRunsCodeMadeForEqualSizes) {
   // a + b with b's rows equal to a's in the first graphs, then 1: the broadcast is another
   // computation, and the guard (dynamic sizes >= 2) keeps it off the generic code.
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {v[0] + v[1]};
   };
   lt::manual_seed(3);
-  for (int64_t n : {3, 5}) check(f, {lt::randn({n, 4}), lt::randn({n, 4})}, 0, 0, "equal");
+  for (int64_t n : {3, 5})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 4}), lt::randn({n, 4})}, 0, 0, "equal");
   EXPECT_EQ(counter("DynamicCompile"), 1);
-  check(f, {lt::randn({6, 4}), lt::randn({1, 4})}, 0, 0, "broadcast");
-  check(f, {lt::randn({7, 4}), lt::randn({7, 4})}, 0, 0, "equal again");
+  lt_test::lazy_matches_eager(f, {lt::randn({6, 4}), lt::randn({1, 4})}, 0, 0, "broadcast");
+  lt_test::lazy_matches_eager(f, {lt::randn({7, 4}), lt::randn({7, 4})}, 0, 0, "equal again");
   EXPECT_EQ(counter("DynamicCacheHit"), 1);
 }
 
 TEST_F(DynamicShapes, EqualSizesShareASymbolUntilAGraphShowsThemDifferent) {
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     const lt::Tensor& x = v[0];
     return {(x * 2.0f).exp().sum(1), x.sum(0), x.t().contiguous() + 1.0f};
   };
   lt::manual_seed(4);
-  for (int64_t n : {4, 6}) check(f, {lt::randn({n, n})}, 1e-5, 1e-6, "square");
+  for (int64_t n : {4, 6})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, n})}, 1e-5, 1e-6, "square");
   EXPECT_EQ(counter("DynamicCompile"), 1);
   // Rows and columns now differ: the one-symbol code does not admit it; a new generalization.
-  check(f, {lt::randn({5, 7})}, 1e-5, 1e-6, "5x7");
+  lt_test::lazy_matches_eager(f, {lt::randn({5, 7})}, 1e-5, 1e-6, "5x7");
   EXPECT_EQ(counter("ShapeGeneralization"), 2);
   EXPECT_EQ(counter("DynamicCompile"), 2);
-  check(f, {lt::randn({9, 3})}, 1e-5, 1e-6, "9x3");
-  check(f, {lt::randn({8, 8})}, 1e-5, 1e-6, "8x8");
+  lt_test::lazy_matches_eager(f, {lt::randn({9, 3})}, 1e-5, 1e-6, "9x3");
+  lt_test::lazy_matches_eager(f, {lt::randn({8, 8})}, 1e-5, 1e-6, "8x8");
   EXPECT_EQ(counter("DynamicCompile"), 2);
 }
 
 TEST_F(DynamicShapes, ReshapesSlicesAndExpandsWithRunTimeSizes) {
   // Reshapes with one dynamic size a side (a collapse and an expansion: views) and with two
   // (read through the linear index); a slice whose start moves with the size; expand; permute.
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     const lt::Tensor &x = v[0], &y = v[1];
     const int64_t n = x.size(0), m = y.size(1);
     return {(x * 2.0f).reshape({n * 2, 3}) + 1.0f, (x + 1.0f).reshape({n * 6}),
@@ -132,7 +111,8 @@ TEST_F(DynamicShapes, ReshapesSlicesAndExpandsWithRunTimeSizes) {
   };
   lt::manual_seed(5);
   for (int64_t n : {3, 4, 7, 10}) {
-    check(f, {lt::randn({n, 6}), lt::randn({n, n + 2})}, 1e-6, 1e-6, "n " + std::to_string(n));
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 6}), lt::randn({n, n + 2})}, 1e-6, 1e-6,
+                                "n " + std::to_string(n));
   }
   EXPECT_EQ(counter("UncachedCompile"), 2) << lt::metrics::report();
   EXPECT_EQ(counter("DynamicCacheHit"), 2);
@@ -140,11 +120,12 @@ TEST_F(DynamicShapes, ReshapesSlicesAndExpandsWithRunTimeSizes) {
 
 TEST_F(DynamicShapes, LargeSizesChooseThreadsAtRunTime) {
   // Shape-generic loops decide at run time whether the work repays the threads.
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {(v[0] * 2.0f).tanh() + v[0], lt::softmax(v[0], 1)};
   };
   lt::manual_seed(6);
-  for (int64_t n : {16, 24, 4000, 9}) check(f, {lt::randn({n, 512})}, 1e-5, 1e-6, "n");
+  for (int64_t n : {16, 24, 4000, 9})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 512})}, 1e-5, 1e-6, "n");
   EXPECT_GT(counter("MlirRuntimeParallelChoice"), 0);
   EXPECT_EQ(counter("DynamicCompile"), 1);
 }
@@ -154,12 +135,13 @@ TEST_F(DynamicShapes, MatmulWithRunTimeRowsRunsTheGeneratedKernelOnChunks) {
   // the rest OpenBLAS. 1e-3 absolute: both sum k = 64 float32 products of randn values, in
   // different orders (as test_lazy's CompiledMatmulByGeneratedCodeMatchesEager).
   setenv("LT_MLIR_MATMUL", "codegen", 1);
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {lt::matmul(v[0] * 0.5f, v[1]).relu()};
   };
   lt::manual_seed(9);
   const lt::Tensor w = lt::randn({64, 64});
-  for (int64_t n : {40, 72, 200, 136, 8}) check(f, {lt::randn({n, 64}), w}, 0, 1e-3, "rows");
+  for (int64_t n : {40, 72, 200, 136, 8})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 64}), w}, 0, 1e-3, "rows");
   unsetenv("LT_MLIR_MATMUL");
   EXPECT_EQ(counter("DynamicCompile"), 1);
   EXPECT_EQ(counter("CodegenMatmulChunked"), 1);
@@ -170,12 +152,13 @@ TEST_F(DynamicShapes, MatmulWithManyRunTimeRowsRunsChunksOf256First) {
   // Many rows: chunks of 256 on a kernel of their own, then chunks of the small size (128 for
   // n = 64), then OpenBLAS for the rest; 400 rows take all three. Tolerance as above.
   setenv("LT_MLIR_MATMUL", "codegen", 1);
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {lt::matmul(v[0] * 0.5f, v[1]).relu()};
   };
   lt::manual_seed(10);
   const lt::Tensor w = lt::randn({64, 64});
-  for (int64_t n : {40, 600, 400, 256, 520, 17}) check(f, {lt::randn({n, 64}), w}, 0, 1e-3, "rows");
+  for (int64_t n : {40, 600, 400, 256, 520, 17})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 64}), w}, 0, 1e-3, "rows");
   unsetenv("LT_MLIR_MATMUL");
   EXPECT_EQ(counter("DynamicCompile"), 1);
   EXPECT_EQ(counter("CodegenMatmulChunked"), 1);
@@ -190,12 +173,13 @@ TEST_F(DynamicShapes, MatmulWithRunTimeKRunsTheGeneratedKernelOnChunksOfK) {
   // rule allows from 256 columns of C on (executable.cpp, run_matmul). Tolerance: sums of up to 200
   // float32 products of randn values in different orders; 2e-3 absolute.
   setenv("LT_MLIR_MATMUL", "codegen", 1);
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {lt::matmul(v[0].t(), v[1] * 0.5f) + 1.0f};
   };
   lt::manual_seed(10);
   for (int64_t k : {100, 64, 130, 200, 20, 0, 128})
-    check(f, {lt::randn({k, 32}), lt::randn({k, 256})}, 0, 2e-3, "k " + std::to_string(k));
+    lt_test::lazy_matches_eager(f, {lt::randn({k, 32}), lt::randn({k, 256})}, 0, 2e-3,
+                                "k " + std::to_string(k));
   unsetenv("LT_MLIR_MATMUL");
   EXPECT_EQ(counter("DynamicCompile"), 1) << lt::metrics::report();
   EXPECT_EQ(counter("CodegenMatmulChunked"), 1);
@@ -207,12 +191,13 @@ TEST_F(DynamicShapes, LinearWithRunTimeRowsRunsTransposedOnChunksOfColumns) {
   // C^T in chunks of 64 on the kernel, each chunk of x^T and of C^T copied, the rest and a batch
   // under 64 on OpenBLAS. Tolerance as above: k = 96 products; 1e-3 absolute.
   setenv("LT_MLIR_MATMUL", "codegen", 1);
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {(lt::matmul(v[0], v[1].t()) * 0.5f).relu()};
   };
   lt::manual_seed(11);
   const lt::Tensor w = lt::randn({256, 96});
-  for (int64_t n : {100, 64, 130, 200, 20, 128}) check(f, {lt::randn({n, 96}), w}, 0, 1e-3, "n");
+  for (int64_t n : {100, 64, 130, 200, 20, 128})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 96}), w}, 0, 1e-3, "n");
   unsetenv("LT_MLIR_MATMUL");
   EXPECT_EQ(counter("DynamicCompile"), 1) << lt::metrics::report();
   EXPECT_EQ(counter("CodegenMatmulChunked"), 1);
@@ -311,23 +296,25 @@ TEST_F(DynamicShapes, LibraryStepsTakeTheirSizesAtRunTime) {
 // the only cluster is a fixed [5, 7] input's chain, beside a matmul (a library step) whose
 // rows change.
 TEST_F(DynamicShapes, AStaticClusterOfGenericCodeIsTheStaticGraphs) {
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {lt::matmul(v[0], v[1]), (v[2] * 3.0f + 1.0f).sigmoid()};
   };
   lt::manual_seed(9);
   const lt::Tensor w = lt::randn({16, 4}), fixed = lt::randn({5, 7});
   for (int64_t rows : {6, 9, 13})
-    check(f, {lt::randn({rows, 16}), w, fixed}, 1e-5, 1e-6, "rows " + std::to_string(rows));
+    lt_test::lazy_matches_eager(f, {lt::randn({rows, 16}), w, fixed}, 1e-5, 1e-6,
+                                "rows " + std::to_string(rows));
   EXPECT_EQ(counter("DynamicCompile"), 1) << lt::metrics::report();
   EXPECT_GE(counter("MlirClustersReused"), 1) << lt::metrics::report();
 }
 
 TEST_F(DynamicShapes, OffCompilesEveryShape) {
   setenv("LT_DYNAMIC_SHAPES", "off", 1);
-  const Fn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
+  const lt_test::TensorsFn f = [](const std::vector<lt::Tensor>& v) -> std::vector<lt::Tensor> {
     return {(v[0] * 2.0f).exp()};
   };
-  for (int64_t n : {5, 6, 7}) check(f, {lt::randn({n, 4})}, 1e-6, 1e-6, "off");
+  for (int64_t n : {5, 6, 7})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 4})}, 1e-6, 1e-6, "off");
   EXPECT_EQ(counter("UncachedCompile"), 3);
   EXPECT_EQ(counter("DynamicCompile"), 0);
 }

@@ -10,47 +10,24 @@
 #include <string>
 #include <vector>
 
+#include "lazy_vs_eager.h"
+
 namespace {
 
 const lt::Device kLazy("lazy");
 
 int64_t counter(const char* name) { return lt::metrics::counter(name); }
 
-class ShapeBuckets : public ::testing::Test {
+class ShapeBuckets : public lt_test::MlirFromScratch {
  protected:
   void SetUp() override {
-    before_ = lt::lazy_backend();
-    lt::set_lazy_backend("mlir");
-    lt::clear_compile_cache();
-    lt::metrics::reset();
+    MlirFromScratch::SetUp();
     setenv("LT_SHAPE_BUCKETS", "pow2", 1);
   }
   void TearDown() override {
     unsetenv("LT_SHAPE_BUCKETS");
-    lt::set_lazy_backend(before_);
+    MlirFromScratch::TearDown();
   }
-
-  using Fn = std::function<std::vector<lt::Tensor>(const std::vector<lt::Tensor>&)>;
-  // f on eager inputs and on lazy copies (one barrier); every output compared.
-  static void check(const Fn& f, const std::vector<lt::Tensor>& in, double rtol, double atol,
-                    const std::string& what) {
-    std::vector<lt::Tensor> lin;
-    for (const lt::Tensor& t : in) lin.push_back(t.to(kLazy));
-    std::vector<lt::Tensor> want = f(in), got = f(lin);
-    lt::mark_step();
-    ASSERT_EQ(want.size(), got.size());
-    for (size_t i = 0; i < want.size(); ++i) {
-      lt::Tensor g = got[i].to("cpu");
-      ASSERT_EQ(g.sizes().vec(), want[i].sizes().vec()) << what << " output " << i;
-      if (rtol == 0 && atol == 0)
-        EXPECT_TRUE(lt::equal(g, want[i])) << what << " output " << i << "\n" << g << want[i];
-      else
-        EXPECT_TRUE(lt::allclose(g, want[i], rtol, atol)) << what << " output " << i << "\n"
-                                                          << g << want[i];
-    }
-  }
-
-  std::string before_;
 };
 
 TEST_F(ShapeBuckets, SizesOfOneBucketShareOneCompile) {
@@ -59,7 +36,8 @@ TEST_F(ShapeBuckets, SizesOfOneBucketShareOneCompile) {
   auto f = [](const std::vector<lt::Tensor>& v) {
     return std::vector<lt::Tensor>{(v[0] * 2 + 1).relu(), v[0].sum(1)};
   };
-  for (int64_t n : {5, 6, 7, 8, 12, 16, 7}) check(f, {lt::randn({n, 3})}, 1e-5, 1e-6, "relu");
+  for (int64_t n : {5, 6, 7, 8, 12, 16, 7})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 3})}, 1e-5, 1e-6, "relu");
   EXPECT_EQ(counter("UncachedCompile"), 3) << lt::metrics::report();
   EXPECT_EQ(counter("BucketedGraphs"), 5);  // the last 7 is a cache hit
   EXPECT_EQ(counter("DynamicCompile"), 0);
@@ -81,7 +59,7 @@ TEST_F(ShapeBuckets, ReductionsAndContractionsOverThePaddedDimReadItMasked) {
   for (int64_t n : {5, 7, 3, 13, 6}) {
     lt::Tensor a = lt::randn({n, 4}), i = lt::randint(-50, 50, {n, 2});
     lt::Tensor d = lt::randint(1, 7, {n, 2});
-    check(f, {a, i, d}, 1e-5, 1e-5, "size " + std::to_string(n));
+    lt_test::lazy_matches_eager(f, {a, i, d}, 1e-5, 1e-5, "size " + std::to_string(n));
   }
   EXPECT_GE(counter("BucketedGraphs"), 4) << lt::metrics::report();
   EXPECT_EQ(counter("BucketRefused"), 0);
@@ -97,7 +75,8 @@ TEST_F(ShapeBuckets, AReshapeThatMergesThePaddedDimKeepsTrackOfItsRealEntries) {
     return std::vector<lt::Tensor>{y * 2, y.sum(0), y.amin(0), y.t().matmul(y),
                                    y.reshape({2, n, 3}).sum(1)};
   };
-  for (int64_t n : {5, 7, 3, 6}) check(f, {lt::randn({2, n, 3})}, 1e-5, 1e-5, std::to_string(n));
+  for (int64_t n : {5, 7, 3, 6})
+    lt_test::lazy_matches_eager(f, {lt::randn({2, n, 3})}, 1e-5, 1e-5, std::to_string(n));
   EXPECT_EQ(counter("BucketedGraphs"), 3) << lt::metrics::report();
   EXPECT_EQ(counter("BucketRefused"), 0);
 }
@@ -177,12 +156,14 @@ TEST_F(ShapeBuckets, AGraphThatCannotBePaddedExactlyGetsGenericCode) {
     lt::Tensor d = v[0].slice(0, 1, n) - v[0].slice(0, 0, n - 1);
     return std::vector<lt::Tensor>{d, lt::cat({v[0], v[0]}, 0)};
   };
-  for (int64_t n : {5, 7, 12, 9}) check(f, {lt::randn({n, 3})}, 0, 0, "slices");
+  for (int64_t n : {5, 7, 12, 9})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 3})}, 0, 0, "slices");
   // [S, 2] read as [2, S]: the real entries would land in both output dims.
   auto g = [](const std::vector<lt::Tensor>& v) {
     return std::vector<lt::Tensor>{v[0].reshape({2, v[0].size(0)}).sum(1)};
   };
-  for (int64_t n : {5, 7, 12}) check(g, {lt::randn({n, 2})}, 1e-5, 1e-6, "transposing reshape");
+  for (int64_t n : {5, 7, 12})
+    lt_test::lazy_matches_eager(g, {lt::randn({n, 2})}, 1e-5, 1e-6, "transposing reshape");
   EXPECT_GE(counter("BucketRefused"), 3) << lt::metrics::report();
   EXPECT_EQ(counter("BucketedGraphs"), 0);
   EXPECT_GE(counter("DynamicCompile"), 1);
@@ -191,7 +172,8 @@ TEST_F(ShapeBuckets, AGraphThatCannotBePaddedExactlyGetsGenericCode) {
 TEST_F(ShapeBuckets, SizesBeyondTheLastListedBucketGetGenericCode) {
   setenv("LT_SHAPE_BUCKETS", "8,16", 1);
   auto f = [](const std::vector<lt::Tensor>& v) { return std::vector<lt::Tensor>{v[0].sum(0)}; };
-  for (int64_t n : {5, 7, 12, 20, 33}) check(f, {lt::randn({n, 3})}, 1e-5, 1e-6, "list");
+  for (int64_t n : {5, 7, 12, 20, 33})
+    lt_test::lazy_matches_eager(f, {lt::randn({n, 3})}, 1e-5, 1e-6, "list");
   EXPECT_EQ(counter("BucketedGraphs"), 2) << lt::metrics::report();  // 7 -> 8, 12 -> 16
   EXPECT_EQ(counter("BucketRefused"), 2);                            // 20 and 33
   EXPECT_GE(counter("DynamicCacheHit"), 1);

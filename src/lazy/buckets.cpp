@@ -9,6 +9,7 @@
 #include "core/check.h"
 #include "core/config.h"
 #include "core/metrics.h"
+#include "core/reshape_groups.h"
 #include "core/shape.h"
 #include "eager/kernels.h"
 #include "eager/tensor_util.h"
@@ -479,54 +480,38 @@ class Rewriter {
   // pattern whole gets it as its own layout; none: the reshape moves real entries, refused.
   Pads regroup(const ir::Node* x, const Dims& outs, const Pads& px) {
     IntList ins = x->meta.sizes;
-    for (int64_t s : ins)
-      if (s == 0) throw Refuse{"reshape of an empty value"};
     auto fail = [&](const char* why) {
       return Refuse{"reshape " + dims_str(Dims(ins)) + " -> " + dims_str(outs) + " (padded " +
                     pads_str(px) + "): " + why};
     };
     Pads e(outs.size());
-    size_t i = 0, j = 0;
-    while (i < ins.size() || j < outs.size()) {
-      const size_t bi = i, bj = j;
-      int64_t pi = 1, po = 1;
-      if (i < ins.size()) pi *= ins[i++];
-      if (j < outs.size()) po *= outs[j++];
-      while (pi != po) {
-        if (pi < po) {
-          if (i == ins.size()) throw fail("sizes do not regroup");
-          pi *= ins[i++];
-        } else {
-          if (j == outs.size()) throw fail("sizes do not regroup");
-          po *= outs[j++];
-        }
-      }
-      // Trailing dims of size 1 join this group.
-      while (i < ins.size() && ins[i] == 1 && (j == outs.size() || outs[j] != 1)) ++i;
-      while (j < outs.size() && outs[j] == 1 && (i == ins.size() || ins[i] != 1)) ++j;
-      int64_t c_total = 0, stride = 1;
-      bool any = false;
-      for (size_t d = i; d-- > bi;) {
-        if (px[d].on()) {
-          if (c_total) throw fail("two padded dims merge");
-          c_total = stride * px[d].c;
-          any = px[d].any && pi == ins[d];  // uniform still, unless merged with other dims
-        }
-        stride *= ins[d];
-      }
-      if (!c_total) continue;
-      bool placed = false;
-      stride = 1;
-      for (size_t d = j; d-- > bj;) {
-        const int64_t span = outs[d] * stride;
-        if (!placed && c_total % stride == 0 && span % (b_ * c_total) == 0) {
-          e[d] = Pad{span / (b_ * c_total), c_total / stride, any};
-          placed = true;
-        }
-        stride *= outs[d];
-      }
-      if (!placed) throw fail("the padded entries do not fall in one output dim");
-    }
+    const bool ok =
+        for_each_reshape_group(ins, outs, [&](size_t bi, size_t ei, size_t bj, size_t ej) {
+          int64_t c_total = 0, stride = 1, group = 1;
+          for (size_t d = bi; d < ei; ++d) group *= ins[d];
+          bool any = false;
+          for (size_t d = ei; d-- > bi;) {
+            if (px[d].on()) {
+              if (c_total) throw fail("two padded dims merge");
+              c_total = stride * px[d].c;
+              any = px[d].any && group == ins[d];  // uniform still, unless merged with other dims
+            }
+            stride *= ins[d];
+          }
+          if (!c_total) return;
+          bool placed = false;
+          stride = 1;
+          for (size_t d = ej; d-- > bj;) {
+            const int64_t span = outs[d] * stride;
+            if (!placed && c_total % stride == 0 && span % (b_ * c_total) == 0) {
+              e[d] = Pad{span / (b_ * c_total), c_total / stride, any};
+              placed = true;
+            }
+            stride *= outs[d];
+          }
+          if (!placed) throw fail("the padded entries do not fall in one output dim");
+        });
+    if (!ok) throw fail("an empty value, or sizes that do not regroup");
     return e;
   }
 

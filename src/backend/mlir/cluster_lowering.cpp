@@ -11,6 +11,7 @@
 
 #include "backend/mlir/dtype_lowering.h"
 #include "backend/mlir/math_lowering.h"
+#include "core/reshape_groups.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -630,36 +631,19 @@ class Lowering {
   // floordiv 16384 and so on, hid from LLVM that d1 walks the last input dim contiguously, and a
   // select over it ran 15x slower. False where sizes are 0 (no groups).
   bool reshape_groups(IntList is, IntList os, std::vector<AffineExpr>* ex) {
-    for (int64_t v : is)
-      if (v == 0) return false;
     ex->assign(is.size(), getAffineConstantExpr(0, ctx_));
-    size_t i = 0, j = 0;
-    while (i < is.size() || j < os.size()) {
-      const size_t bi = i, bj = j;
-      int64_t pi = 1, po = 1;
-      if (i < is.size()) pi *= is[i++];
-      if (j < os.size()) po *= os[j++];
-      while (pi != po) {
-        if (pi < po ? i == is.size() : j == os.size()) return false;
-        if (pi < po)
-          pi *= is[i++];
-        else
-          po *= os[j++];
-      }
-      while (i < is.size() && is[i] == 1 && (j == os.size() || os[j] != 1)) ++i;
-      while (j < os.size() && os[j] == 1 && (i == is.size() || is[i] != 1)) po *= os[j++];
+    return for_each_reshape_group(is, os, [&](size_t bi, size_t ei, size_t bj, size_t ej) {
       AffineExpr lin = getAffineConstantExpr(0, ctx_);
-      for (size_t d = bj; d < j; ++d)
+      for (size_t d = bj; d < ej; ++d)
         lin = lin * os[d] + getAffineDimExpr(static_cast<unsigned>(d), ctx_);
       int64_t stride = 1;
-      for (size_t d = i; d-- > bi;) {
+      for (size_t d = ei; d-- > bi;) {
         AffineExpr e = stride == 1 ? lin : lin.floorDiv(stride);
         if (d > bi) e = e % is[d];
         (*ex)[d] = e;
         stride *= is[d];
       }
-    }
-    return true;
+    });
   }
 
   Value reshape_dynamic(const ir::Node* n, Value in) {
