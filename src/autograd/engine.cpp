@@ -151,13 +151,19 @@ void run(Pass& p, const variable_list& roots, const variable_list& root_grads) {
   // Per pending gradient: whether the engine made it (a sum of its own) and so may add into it
   // in place; a gradient a formula handed on may be shared (add's {g, g}) or the user's.
   std::unordered_map<GradFn*, std::vector<bool>> owned;
-  auto add_to = [&](GradFn* to, uint32_t nr, const Tensor& g) {
+  // The pending gradient of `to`'s output nr, and whether the engine owns it.
+  auto pending_of = [&](GradFn* to,
+                        uint32_t nr) -> std::pair<Tensor&, std::vector<bool>::reference> {
     std::vector<Tensor>& slot = pending[to];
     slot.resize(to->num_outputs);
     std::vector<bool>& own = owned[to];
     own.resize(to->num_outputs);
-    own[nr] = slot[nr].defined();
-    accumulate(slot[nr], g);
+    return {slot[nr], own[nr]};
+  };
+  auto add_to = [&](GradFn* to, uint32_t nr, const Tensor& g) {
+    auto [slot, own] = pending_of(to, nr);
+    own = slot.defined();
+    accumulate(slot, g);
   };
   for (size_t r = 0; r < roots.size(); ++r) {
     Meta* m = meta_of(roots[r]);
@@ -224,19 +230,14 @@ void run(Pass& p, const variable_list& roots, const variable_list& root_grads) {
     // owns (made zero for the first slice), in place.
     if (!fn->custom && fn->op == OpKind::Slice && !p.create_graph && g[0].defined() &&
         fn->next.size() == 1 && fn->next[0].active() && fn->next[0].fn) {
-      GradFn* to = fn->next[0].fn.get();
-      const uint32_t nr = fn->next[0].output_nr;
-      std::vector<Tensor>& slot = pending[to];
-      slot.resize(to->num_outputs);
-      std::vector<bool>& own = owned[to];
-      own.resize(to->num_outputs);
-      if (!slot[nr].defined())
-        slot[nr] = zeros(fn->in_sizes[0], g[0].options());
-      else if (!own[nr])
-        slot[nr] = slot[nr].clone();
-      own[nr] = true;
+      auto [slot, own] = pending_of(fn->next[0].fn.get(), fn->next[0].output_nr);
+      if (!slot.defined())
+        slot = zeros(fn->in_sizes[0], g[0].options());
+      else if (!own)
+        slot = slot.clone();
+      own = true;
       const SliceAttrs sl = SliceAttrs::of(fn->attrs);
-      slot[nr].slice(sl.dim, sl.start, sl.end, sl.step).add_(g[0]);
+      slot.slice(sl.dim, sl.start, sl.end, sl.step).add_(g[0]);
       if (!p.keep_graph) release(*fn);
       continue;
     }

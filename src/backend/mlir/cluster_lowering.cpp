@@ -92,20 +92,16 @@ class Lowering {
   }
   // A bool argument's bytes as i1 (their values are 0 or 1), and back: elementwise loops that
   // fuse into their readers and writers. Other dtypes pass through.
-  Value from_storage(const ir::Node* n, Value v) {
+  Value from_storage(const ir::Node* n, Value v) { return bool_storage(n, v, false); }
+  Value to_storage(const ir::Node* n, Value v) { return bool_storage(n, v, true); }
+  Value bool_storage(const ir::Node* n, Value v, bool to_bytes) {
     if (n->meta.dtype != kBool) return v;
     const unsigned r = static_cast<unsigned>(n->meta.sizes.size());
-    return generic(shape_of(n), kBool, {v}, {AffineMap::getMultiDimIdentityMap(r, ctx_)},
+    return generic(shape_of(n), to_bytes ? kInt8 : kBool, {v},
+                   {AffineMap::getMultiDimIdentityMap(r, ctx_)},
                    [&](OpBuilder& b, ValueRange x) -> Value {
+                     if (to_bytes) return arith::ExtUIOp::create(b, loc_, b.getI8Type(), x[0]);
                      return arith::TruncIOp::create(b, loc_, b.getI1Type(), x[0]);
-                   });
-  }
-  Value to_storage(const ir::Node* n, Value v) {
-    if (n->meta.dtype != kBool) return v;
-    const unsigned r = static_cast<unsigned>(n->meta.sizes.size());
-    return generic(shape_of(n), kInt8, {v}, {AffineMap::getMultiDimIdentityMap(r, ctx_)},
-                   [&](OpBuilder& b, ValueRange x) -> Value {
-                     return arith::ExtUIOp::create(b, loc_, b.getI8Type(), x[0]);
                    });
   }
   // The symbols' values, loaded once at the function's entry from its sizes argument.
