@@ -57,7 +57,7 @@ void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   LT_DISPATCH(x.dtype(), T, {
     const T* px = static_cast<const T*>(x.raw_data_ptr());
     T* po = static_cast<T*>(out.raw_data_ptr());
-    if (x.dim() == 1 && out.is_contiguous()) {  // a lookup (2M entries: 39 -> ~4 ms)
+    if (x.dim() == 1 && out.is_contiguous()) {  // a lookup (2M entries: 39 -> 5.9 ms)
       const int64_t st = x.strides()[0];
       parallel_for(out.numel(), 65536, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) po[i] = px[idx[static_cast<size_t>(i)] * st];
