@@ -1,7 +1,7 @@
 // The groups of a reshape: runs of input dims and of output dims whose sizes multiply to the same
 // number, in order (dims of size 1 after a group join it). A group's entries keep their order,
 // so a reshape is understood group by group: the MLIR backend's affine maps of static reshapes,
-// and where shape bucketing's padded entries land (lazy/buckets.cpp).
+// and where shape bucketing's padded entries land (lazy/bucket_rewrite.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
