@@ -35,6 +35,10 @@
 //     after its loop (not counted elsewhere), with the code the loop left once its compiles
 //     are done (shape-generic on lt_mlir), against seqlen_fixed's steady_ms (specialized
 //     code);
+//   s128_settled_ms, settle_steps, settle_s (seqlen_loop, lt_mlir with Quick code): the same
+//     probe once the loop's shape-generic code has tiered up to Full code, which a loop that
+//     runs long enough gets (settled_ms below), and the probe steps and seconds that took;
+//   quick_compiles: "QuickCompile", shape-generic graphs compiled as Quick code first;
 //   loss: the last step's loss, read once after the loop.
 // Run: ./build/bench/bench_dynamic
 #include <algorithm>
@@ -118,7 +122,8 @@ const std::vector<std::pair<const char*, const char*>> kCounters = {
     {"compiles", "UncachedCompile"},
     {"dynamic_compiles", "DynamicCompile"},
     {"static_compiles", "StaticCompile"},
-    {"shape_generalizations", "ShapeGeneralization"}};
+    {"shape_generalizations", "ShapeGeneralization"},
+    {"quick_compiles", "QuickCompile"}};
 
 std::vector<double> read_metrics() {
   std::vector<double> v;
@@ -129,12 +134,38 @@ std::vector<double> read_metrics() {
   return v;
 }
 
+// s128_settled_ms: the probe's steps (sizes[counted + 1 ..]) go on until the loop's shape-generic
+// code has tiered up (TierUpCompile: its Full compile starts once the Quick code has run
+// LT_TIER_UP times as long as its own compile, background_compile.cpp) and that compile is done,
+// at most kSettleSteps of them; then the mean of kProbes - 1 more. That is the loop's steady
+// state when it runs long enough; 0 when no tier-up came (static code has none).
+constexpr int kSettleSteps = 1000;
+template <typename StepFn>
+void settled_ms(benchmark::State& st, const std::vector<int64_t>& sizes, size_t counted,
+                const StepFn& step) {
+  const size_t probes = sizes.size() - counted - 1;
+  auto probe = [&](size_t k) { step(counted + 1 + k % probes); };
+  const int64_t tiered = lt::metrics::counter("TierUpCompile");
+  const Clock::time_point t0 = Clock::now();
+  int k = 0;
+  for (; k < kSettleSteps && lt::metrics::counter("TierUpCompile") == tiered; ++k) probe(k);
+  st.counters["settle_steps"] = k;
+  st.counters["settle_s"] = ms_since(t0) / 1e3;
+  st.counters["s128_settled_ms"] = 0;
+  if (lt::metrics::counter("TierUpCompile") == tiered) return;
+  lt::wait_for_compiles();
+  probe(k++);  // the first run of the Full code
+  const Clock::time_point t1 = Clock::now();
+  for (size_t j = 0; j + 1 < static_cast<size_t>(kProbes); ++j) probe(k++);
+  st.counters["s128_settled_ms"] = ms_since(t1) / (kProbes - 1);
+}
+
 // Runs the model's loop once over `sizes` (one per step) and reports the counters above for
 // its first `counted` steps (the rest are probes, timed only); returns each step's time in ms.
 // The lazy device starts from an empty compile cache, as a new process would.
 template <typename Model>
 std::vector<double> train_loop(benchmark::State& st, Sys s, const std::vector<int64_t>& sizes,
-                               size_t counted) {
+                               size_t counted, bool settle = false) {
   setenv("LT_COMPILE", "async", /*overwrite=*/0);  // the library's default (bench_util.h)
   const lt::Device d = ltb::enter(s);
   if (d.is_lazy()) lt::clear_compile_cache();
@@ -160,6 +191,9 @@ std::vector<double> train_loop(benchmark::State& st, Sys s, const std::vector<in
         lt::wait_for_compiles();  // the probes after the loop run the code it left
       }
     }
+    const bool quick_code =
+        !after.empty() && after[kCounters.size() - 1] > before[kCounters.size() - 1];
+    if (settle && quick_code) settled_ms(st, sizes, counted, [&](size_t i) { model.step(i); });
   }
   for (size_t k = 0; k < kCounters.size(); ++k)
     st.counters[kCounters[k].first] = after[k] - before[k];
@@ -177,10 +211,10 @@ std::vector<double> train_loop(benchmark::State& st, Sys s, const std::vector<in
   return step_ms;
 }
 
-void seqlen(benchmark::State& st, Sys s, std::vector<int64_t> lens) {
+void seqlen(benchmark::State& st, Sys s, std::vector<int64_t> lens, bool settle = false) {
   const size_t counted = lens.size();
   lens.resize(counted + kProbes, kProbeLen);
-  const std::vector<double> step_ms = train_loop<SeqLen>(st, s, lens, counted);
+  const std::vector<double> step_ms = train_loop<SeqLen>(st, s, lens, counted, settle);
   double sum = 0;
   for (size_t i = counted + 1; i < lens.size(); ++i) sum += step_ms[i];  // the first: warm-up
   st.counters["s128_ms"] = sum / (kProbes - 1);
@@ -253,7 +287,8 @@ const bool registered = [] {
   const auto once = [](auto* b) { b->Iterations(1)->Unit(benchmark::kMillisecond); };
   ltb::add(
       "seqlen_loop", ltb::kAll,
-      [](benchmark::State& st, Sys s) { seqlen(st, s, draw_sizes(kSeqSteps, 8, 256)); }, once);
+      [](benchmark::State& st, Sys s) { seqlen(st, s, draw_sizes(kSeqSteps, 8, 256), true); },
+      once);
   ltb::add(
       "seqlen_fixed", ltb::kAll,
       [](benchmark::State& st, Sys s) {
