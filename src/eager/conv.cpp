@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/check.h"
@@ -112,10 +114,10 @@ void im2col_row(const T* x, const ConvGeom& g, const Tap& tap, T* dst) {
   }
 }
 
-// cols[K, nb L] <- images n0 .. n0 + nb of group gi of x[N, Ctot, H, W].
+// cols[K, nb L] (rows `ld` apart) <- images n0 .. n0 + nb of group gi of x[N, Ctot, H, W].
 template <typename T>
 void im2col_chunk(const T* x, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, const ConvGeom& g,
-                  T* cols) {
+                  T* cols, int64_t ld) {
   const int64_t kk = g.KH * g.KW;
   const std::vector<Tap> taps = taps_of(g);
   parallel_for(g.K() * nb, 4, [&](int64_t b, int64_t e) {
@@ -123,19 +125,20 @@ void im2col_chunk(const T* x, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, 
     int64_t r = b / nb, n = b % nb;
     for (int64_t i = b; i < e; ++i) {
       im2col_row(x + ((n0 + n) * ctot + gi * g.C + r / kk) * g.H * g.W, g,
-                 taps[static_cast<size_t>(r % kk)], cols + i * g.L());
+                 taps[static_cast<size_t>(r % kk)], cols + r * ld + n * g.L());
       if (++n == nb) n = 0, ++r;
     }
   });
 }
 
-// x[N, Ctot, H, W] (group gi, images n0 ..) += cols[K, nb L] scattered back (im2col's adjoint).
+// x[N, Ctot, H, W] (group gi, images n0 ..) += cols[K, nb L] (rows `ld` apart) scattered back
+// (im2col's adjoint).
 // With stride 1 and rows as long as the input's, the in-range rows of a column row add as one
 // contiguous run: its entries from the padding columns (inside the run, they would land on the
 // neighbouring rows' edges) are zeroed first. `cols` is the caller's scratch.
 template <typename T>
-void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, const ConvGeom& g,
-                  T* x) {
+void col2im_chunk(T* cols, int64_t ld, int64_t ctot, int64_t gi, int64_t n0, int64_t nb,
+                  const ConvGeom& g, T* x) {
   const bool runs = rows_run(g);
   const std::vector<Tap> taps = taps_of(g);
   parallel_for(g.C * nb, 1, [&](int64_t b, int64_t e) {
@@ -144,7 +147,7 @@ void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, con
       T* plane = x + ((n0 + n) * ctot + gi * g.C + c) * g.H * g.W;
       for (int64_t kh = 0; kh < g.KH; ++kh)
         for (int64_t kw = 0; kw < g.KW; ++kw) {
-          T* src = cols + ((((c * g.KH + kh) * g.KW + kw) * nb) + n) * g.L();
+          T* src = cols + ((c * g.KH + kh) * g.KW + kw) * ld + n * g.L();
           // The output columns whose input column is inside the image, as in im2col_row: a
           // contiguous (vectorized) add at unit stride.
           const auto [off_w, lo, hi, shift, oh0, oh1] = taps[static_cast<size_t>(kh * g.KW + kw)];
@@ -178,16 +181,16 @@ void col2im_chunk(T* cols, int64_t ctot, int64_t gi, int64_t n0, int64_t nb, con
   });
 }
 
-// Between a tensor y[N, O, L] (group gi's Og channels, images n0 ..) and a matrix m[Og, nb L]:
-// to_matrix gathers, else scatters.
+// Between a tensor y[N, O, L] (group gi's Og channels, images n0 ..) and a matrix m[Og, nb L]
+// (rows `ld` apart): to_matrix gathers, else scatters.
 template <typename T>
 void regroup(T* y, int64_t o, int64_t gi, int64_t og, int64_t n0, int64_t nb, int64_t l, T* m,
-             bool to_matrix) {
+             int64_t ld, bool to_matrix) {
   parallel_for(og * nb, 16, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t oc = i / nb, n = i % nb;
       T* t = y + ((n0 + n) * o + gi * og + oc) * l;
-      T* v = m + (oc * nb + n) * l;
+      T* v = m + oc * ld + n * l;
       if (to_matrix)
         std::copy(t, t + l, v);
       else
@@ -200,6 +203,40 @@ template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta,
           T* c) {
   blas_gemm<T>(ta, tb, m, n, k, a, ta ? m : k, b, tb ? k : n, beta, c, n);
+}
+
+// A chunk's matrices have rows of up to n + kColumnSlack floats: room for a ConvGemm's columns.
+constexpr int64_t kColumnSlack = 64;
+
+// The padded columns of a chunk of n = images x L columns when its product, the ConvGemm's
+// shape(padded n), runs on a kernel; 0 where OpenBLAS runs it (no ConvGemm, not float32, no
+// kernel for the shape, or more columns than the chunk's matrices have room for: `cap`).
+template <typename T, typename Shape>
+int64_t kernel_columns(const ConvGemm* kernels, int64_t n, int64_t cap, bool accumulate,
+                       const Shape& shape) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (kernels) {
+      const int64_t c = kernels->padded(n);
+      const auto [m, cn, k] = shape(c);
+      if (c >= n && c <= cap && kernels->has(m, cn, k, accumulate)) return c;
+    }
+  }
+  return 0;
+}
+
+// Zeroes columns [used, ld) of each of `rows` rows: the columns a kernel reads past a chunk's own
+// (their products are dropped; zeros keep them finite and the runs repeatable).
+template <typename T>
+void zero_tail(T* m, int64_t rows, int64_t used, int64_t ld) {
+  if (used < ld)
+    for (int64_t r = 0; r < rows; ++r) std::fill(m + r * ld + used, m + (r + 1) * ld, T(0));
+}
+
+// C (+)= A B on the ConvGemm (float32; the caller checked kernel_columns).
+template <typename T>
+void kernel_gemm(const ConvGemm* kernels, int64_t m, int64_t n, int64_t k, bool accumulate,
+                 const T* a, const T* b, T* c) {
+  if constexpr (std::is_same_v<T, float>) kernels->run(m, n, k, accumulate, a, b, c);
 }
 
 // A 1x1 kernel with unit stride and no padding maps pixels one to one, unless the input extent
@@ -242,7 +279,7 @@ void each_chunk(int64_t i0, int64_t i1, int64_t nb, int64_t groups, const F& f) 
 
 template <typename T>
 void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const ConvAttrs& p,
-                const Tensor& out) {
+                const Tensor& out, const ConvGemm* kernels) {
   const int64_t groups = p.groups;
   Tensor x = dense(xin), w = dense(win);
   const int64_t N = x.size(0), C = x.size(1), O = w.size(0);
@@ -260,12 +297,22 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
                   T(0), po + (n * O + gi * Og) * L);
       return;
     }
-    const int64_t nb = part_chunk(g, i1 - i0, sizeof(T));
-    Scratch<T> cols = scratch<T>(g.K() * nb * L), prod = scratch<T>(Og * nb * L);
+    const int64_t nb = part_chunk(g, i1 - i0, sizeof(T)), cap = nb * L + kColumnSlack;
+    Scratch<T> cols = scratch<T>(g.K() * cap), prod = scratch<T>(Og * cap);
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
-      im2col_chunk(px, C, gi, n0, m, g, cols.get());
-      gemm<T>(false, false, Og, m * L, g.K(), pw + gi * Og * g.K(), cols.get(), T(0), prod.get());
-      regroup(po, O, gi, Og, n0, m, L, prod.get(), false);
+      const int64_t kc = kernel_columns<T>(kernels, m * L, cap, false, [&](int64_t c) {
+        return std::array<int64_t, 3>{Og, c, g.K()};
+      });
+      const int64_t ld = kc ? kc : m * L;
+      im2col_chunk(px, C, gi, n0, m, g, cols.get(), ld);
+      const T* wg = pw + gi * Og * g.K();
+      if (kc) {
+        zero_tail(cols.get(), g.K(), m * L, ld);
+        kernel_gemm<T>(kernels, Og, kc, g.K(), false, wg, cols.get(), prod.get());
+      } else {
+        gemm<T>(false, false, Og, m * L, g.K(), wg, cols.get(), T(0), prod.get());
+      }
+      regroup(po, O, gi, Og, n0, m, L, prod.get(), ld, false);
     });
   });
   if (bias.defined()) {
@@ -284,7 +331,7 @@ void conv_typed(const Tensor& xin, const Tensor& win, const Tensor& bias, const 
 // dx = conv2d's adjoint in x: cols = w_g^T @ g, scattered back with col2im.
 template <typename T>
 void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs& p,
-                           const Tensor& out) {
+                           const Tensor& out, const ConvGemm* kernels) {
   const int64_t groups = p.groups;
   Tensor go = dense(gin), w = dense(win);
   const int64_t N = out.size(0), C = out.size(1), O = w.size(0);
@@ -294,6 +341,15 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
   T* pg = static_cast<T*>(go.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* px = static_cast<T*>(out.raw_data_ptr());
+  // The kernels take A row-major: w_g^T [K, Og] per group, made once.
+  std::vector<T> wt;
+  if (kernels && !is_direct(g)) {
+    wt.resize(static_cast<size_t>(groups * g.K() * Og));
+    for (int64_t gi = 0; gi < groups; ++gi)
+      for (int64_t oc = 0; oc < Og; ++oc)
+        for (int64_t r = 0; r < g.K(); ++r)
+          wt[static_cast<size_t>((gi * g.K() + r) * Og + oc)] = pw[(gi * Og + oc) * g.K() + r];
+  }
   over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t) {
     if (is_direct(g)) {
       for (int64_t n = i0; n < i1; ++n)
@@ -304,21 +360,54 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
     }
     const int64_t image = C * g.H * g.W;
     std::fill(px + i0 * image, px + i1 * image, T(0));
-    const int64_t nb = part_chunk(g, i1 - i0, sizeof(T));
-    Scratch<T> cols = scratch<T>(g.K() * nb * L), gm = scratch<T>(Og * nb * L);
+    const int64_t nb = part_chunk(g, i1 - i0, sizeof(T)), cap = nb * L + kColumnSlack;
+    Scratch<T> cols = scratch<T>(g.K() * cap), gm = scratch<T>(Og * cap);
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
-      regroup(pg, O, gi, Og, n0, m, L, gm.get(), true);
-      gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.get(), T(0), cols.get());
-      col2im_chunk(cols.get(), C, gi, n0, m, g, px);
+      const int64_t kc =
+          wt.empty() ? 0 : kernel_columns<T>(kernels, m * L, cap, false, [&](int64_t c) {
+            return std::array<int64_t, 3>{g.K(), c, Og};
+          });
+      const int64_t ld = kc ? kc : m * L;
+      regroup(pg, O, gi, Og, n0, m, L, gm.get(), ld, true);
+      if (kc) {
+        zero_tail(gm.get(), Og, m * L, ld);
+        kernel_gemm<T>(kernels, g.K(), kc, Og, false, wt.data() + gi * g.K() * Og, gm.get(),
+                       cols.get());
+      } else {
+        gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.get(), T(0), cols.get());
+      }
+      col2im_chunk(cols.get(), ld, C, gi, n0, m, g, px);
     });
   });
 }
 
+// g's chunk (group gi's Og channels of images n0 .., n columns) transposed: gt[j, oc] for column
+// j (image j / L, pixel j % L), rows `ogp` long; the columns past Og and the rows past n, up to
+// `rows`, are zeros (a weight-gradient kernel's padding).
+template <typename T>
+void regroup_transposed(const T* y, int64_t o, int64_t gi, int64_t og, int64_t n0, int64_t l,
+                        int64_t n, int64_t rows, int64_t ogp, T* gt) {
+  for (int64_t j0 = 0; j0 < n; j0 += l) {
+    const int64_t img = j0 / l;
+    for (int64_t oc = 0; oc < og; ++oc) {
+      const T* src = y + ((n0 + img) * o + gi * og + oc) * l;
+      T* dst = gt + j0 * ogp + oc;
+      for (int64_t p = 0; p < l; ++p) dst[p * ogp] = src[p];
+    }
+  }
+  if (ogp > og)
+    for (int64_t j = 0; j < n; ++j) std::fill(gt + j * ogp + og, gt + (j + 1) * ogp, T(0));
+  std::fill(gt + n * ogp, gt + rows * ogp, T(0));
+}
+
 // dw_g += g @ cols(x)^T over the batch: each part of the images sums into a buffer of its own
-// (the first part into dw), added up at the end.
+// (the first part into dw), added up at the end. On a ConvGemm kernel a chunk adds
+// cols(x) [K, n] @ g^T [n, Og] into dw_g^T, with Og padded to the kernel's row length (K rows
+// of cols against Og of g: the kernel's tiles want the long side as rows), transposed into dw
+// after the part's last chunk.
 template <typename T>
 void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttrs& p,
-                            const Tensor& out) {
+                            const Tensor& out, const ConvGemm* kernels) {
   const int64_t groups = p.groups;
   Tensor go = dense(gin), x = dense(xin);
   const int64_t N = x.size(0), C = x.size(1), O = out.size(0);
@@ -329,6 +418,7 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   T* pw = static_cast<T*>(out.raw_data_ptr());
   const int64_t size = out.numel();
+  const int64_t ogp = kernels && !is_direct(g) ? kernels->padded(Og) : 0;
   std::vector<T> partial(static_cast<size_t>(size * std::max<int64_t>(parts - 1, 0)));
   over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t t) {
     T* dw = t == 0 ? pw : partial.data() + (t - 1) * size;
@@ -340,13 +430,32 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
                   px + (n * C + gi * g.C) * L, T(1), dw + gi * Og * g.K());
       return;
     }
-    const int64_t nb = part_chunk(g, i1 - i0, sizeof(T));
-    Scratch<T> cols = scratch<T>(g.K() * nb * L), gm = scratch<T>(Og * nb * L);
+    const int64_t nb = part_chunk(g, i1 - i0, sizeof(T)), cap = nb * L + kColumnSlack;
+    Scratch<T> cols = scratch<T>(g.K() * cap), gm = scratch<T>(std::max(Og, ogp) * cap);
+    std::vector<T> dwt;  // dw_g^T [K, ogp] per group, from the kernel's chunks
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
-      regroup(pg, O, gi, Og, n0, m, L, gm.get(), true);
-      im2col_chunk(px, C, gi, n0, m, g, cols.get());
+      const int64_t kc =
+          ogp == 0 ? 0 : kernel_columns<T>(kernels, m * L, cap, true, [&](int64_t c) {
+            return std::array<int64_t, 3>{g.K(), ogp, c};
+          });
+      if (kc) {
+        if (dwt.empty()) dwt.assign(static_cast<size_t>(groups * g.K() * ogp), T(0));
+        im2col_chunk(px, C, gi, n0, m, g, cols.get(), kc);
+        zero_tail(cols.get(), g.K(), m * L, kc);
+        regroup_transposed(pg, O, gi, Og, n0, L, m * L, kc, ogp, gm.get());
+        kernel_gemm<T>(kernels, g.K(), ogp, kc, true, cols.get(), gm.get(),
+                       dwt.data() + gi * g.K() * ogp);
+        return;
+      }
+      regroup(pg, O, gi, Og, n0, m, L, gm.get(), m * L, true);
+      im2col_chunk(px, C, gi, n0, m, g, cols.get(), m * L);
       gemm<T>(false, true, Og, g.K(), m * L, gm.get(), cols.get(), T(1), dw + gi * Og * g.K());
     });
+    if (!dwt.empty())
+      for (int64_t gi = 0; gi < groups; ++gi)
+        for (int64_t oc = 0; oc < Og; ++oc)
+          for (int64_t r = 0; r < g.K(); ++r)
+            dw[(gi * Og + oc) * g.K() + r] += dwt[static_cast<size_t>((gi * g.K() + r) * ogp + oc)];
   });
   for (int64_t t = 1; t < parts; ++t) {
     const T* d = partial.data() + (t - 1) * size;
@@ -456,15 +565,38 @@ void pool_typed(bool is_max, const Tensor& xin, const PoolAttrs& p, const Tensor
 
 }  // namespace
 
+std::vector<int64_t> conv2d_chunk_columns(IntList x_sizes, IntList w_sizes, IntList out_sizes,
+                                          const ConvAttrs& c, int64_t threads) {
+  std::vector<int64_t> columns;
+  if (x_sizes.size() != 4 || w_sizes.size() != 4 || out_sizes.size() != 4) return columns;
+  const int64_t N = x_sizes[0];
+  const ConvGeom g = geom(x_sizes[1] / std::max<int64_t>(c.groups, 1), x_sizes[2], x_sizes[3],
+                          w_sizes[2], w_sizes[3], out_sizes[2], out_sizes[3], c);
+  if (N == 0 || is_direct(g)) return columns;
+  auto add = [&](int64_t images) {
+    if (images > 0) columns.push_back(images * g.L());
+  };
+  // As over_images splits the images and each part takes its chunks (float32).
+  for (int64_t parts = 1; parts <= std::min(threads, N); ++parts)
+    for (int64_t t = 0; t < parts; ++t) {
+      const int64_t size = N * (t + 1) / parts - N * t / parts, nb = part_chunk(g, size, 4);
+      add(size >= nb ? nb : 0);
+      add(size % nb);
+    }
+  std::sort(columns.begin(), columns.end());
+  columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+  return columns;
+}
+
 void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, const ConvAttrs& c,
-                   const Tensor& out) {
+                   const Tensor& out, const ConvGemm* gemm) {
   if (out.numel() == 0) return;
   if (x.size(1) == 0) {
     fill_kernel(out, 0, 0);
     if (b.defined()) copy_into(out, reshape_view(b, {b.numel(), 1, 1}));  // broadcast over N, H, W
     return;
   }
-  LT_DISPATCH_FLOAT(x.dtype(), T, conv_typed<T>(x, w, b, c, out));
+  LT_DISPATCH_FLOAT(x.dtype(), T, conv_typed<T>(x, w, b, c, out, gemm));
 }
 
 void pool2d_kernel(OpKind op, const Tensor& x, const PoolAttrs& p, const Tensor& out) {
@@ -473,15 +605,15 @@ void pool2d_kernel(OpKind op, const Tensor& x, const PoolAttrs& p, const Tensor&
 }
 
 void conv2d_grad_input_kernel(const Tensor& g, const Tensor& w, const ConvAttrs& c,
-                              const Tensor& out) {
+                              const Tensor& out, const ConvGemm* gemm) {
   if (out.numel() == 0) return;
-  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_input_typed<T>(g, w, c, out));
+  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_input_typed<T>(g, w, c, out, gemm));
 }
 
 void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, const ConvAttrs& c,
-                               const Tensor& out) {
+                               const Tensor& out, const ConvGemm* gemm) {
   if (out.numel() == 0) return;
-  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_weight_typed<T>(g, x, c, out));
+  LT_DISPATCH_FLOAT(g.dtype(), T, conv_grad_weight_typed<T>(g, x, c, out, gemm));
 }
 
 void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, const PoolAttrs& p,

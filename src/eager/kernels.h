@@ -24,13 +24,41 @@ void cat_kernel(ArrayRef<Tensor> in, int64_t dim, const Tensor& out);
 void pad_kernel(const Tensor& x, IntList pads, double value, const Tensor& out);
 
 void matmul_kernel(const Tensor& a, const Tensor& b, const Tensor& out);
+
+// A GEMM that float32 convolutions run in place of OpenBLAS where it has a kernel for the shape
+// (the MLIR backend's generated kernels, chosen per shape by timing on the host): C[m, n] =
+// A[m, k] B[k, n] (accumulate: C +=), row-major, contiguous. A convolution calls it from its
+// threads at once, each on its own images, so a kernel runs on the calling thread.
+class ConvGemm {
+ public:
+  virtual ~ConvGemm() = default;
+  // The row length it takes for a matrix dim of n (n or more, the same for every shape): the
+  // caller pads its chunks' columns, and a weight gradient's channels, to it. A padded column of
+  // B is zeros and one of C is dropped; padded k (both A's columns and B's rows) is zeros.
+  virtual int64_t padded(int64_t n) const = 0;
+  // Whether it has a kernel for the shape.
+  virtual bool has(int64_t m, int64_t n, int64_t k, bool accumulate) const = 0;
+  virtual void run(int64_t m, int64_t n, int64_t k, bool accumulate, const float* a, const float* b,
+                   float* c) const = 0;
+};
+// The column counts (images x output pixels) of the GEMMs that the convolution with these
+// operands runs per chunk of images (conv2d; its gradients have the same chunks) on 1 to
+// `threads` threads: what a ConvGemm needs kernels for. Per chunk of n columns, with
+// p = ConvGemm::padded: conv2d runs (Og, p(n), K), its input gradient (K, p(n), Og) and its
+// weight gradient, accumulating, (K, p(Og), p(n)), Og the output channels per group and K the
+// column rows (input channels per group x kernel taps).
+std::vector<int64_t> conv2d_chunk_columns(IntList x_sizes, IntList w_sizes, IntList out_sizes,
+                                          const ConvAttrs& c, int64_t threads);
+
+// `gemm` (optional): conv2d and its gradients run their float32 GEMMs on it where it has a
+// kernel (ConvGemm above).
 void conv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& b, const ConvAttrs& c,
-                   const Tensor& out);
+                   const Tensor& out, const ConvGemm* gemm = nullptr);
 void pool2d_kernel(OpKind op, const Tensor& x, const PoolAttrs& p, const Tensor& out);
 void conv2d_grad_input_kernel(const Tensor& g, const Tensor& w, const ConvAttrs& c,
-                              const Tensor& out);
+                              const Tensor& out, const ConvGemm* gemm = nullptr);
 void conv2d_grad_weight_kernel(const Tensor& g, const Tensor& x, const ConvAttrs& c,
-                               const Tensor& out);
+                               const Tensor& out, const ConvGemm* gemm = nullptr);
 // MaxPool2dGrad reads x to find each window's maximum; AvgPool2dGrad passes x undefined.
 void pool2d_grad_kernel(OpKind op, const Tensor& g, const Tensor& x, const PoolAttrs& p,
                         const Tensor& out);

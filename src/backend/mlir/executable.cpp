@@ -84,11 +84,11 @@ class MlirExecutable : public Executable {
           s.matmul = k->second;
           // (Shape-generic code's kernels run chunks of rows, which change with the sizes:
           // no in-step trial.)
-          if (matmul_policy() == MatmulPolicy::kMeasure && !dyn_)
+          if (s.matmul.run && matmul_policy() == MatmulPolicy::kMeasure && !dyn_)
             s.trial = std::make_shared<MatmulTrial>();
         }
       }
-      if (M::profile_enabled()) s.label = step_label(st, static_cast<bool>(s.matmul.run));
+      if (M::profile_enabled()) s.label = step_label(st, s.matmul.run || s.matmul.conv);
       steps_.push_back(std::move(s));
     }
     // Each value is released after the step that reads it last (roots are kept), so a step's
@@ -177,6 +177,8 @@ class MlirExecutable : public Executable {
           if (s.scatter_in_place && scatter_in_place(n, in, attrs)) {
             v[s.node] = in[0];
             ++scattered;
+          } else if (s.matmul.conv) {
+            v[s.node] = run_library_conv(s, in, attrs);
           } else if (!s.matmul || !run_library_matmul(s, in, attrs, v)) {
             v[s.node] = eager_execute(n.op, in, attrs, n.meta);
           }
@@ -288,6 +290,21 @@ class MlirExecutable : public Executable {
   // two, timed in place (one warm-up run each, then the best of kRuns), and keep the faster
   // (CodegenMatmulTrialKept / CodegenMatmulTrialDropped; LT_DEBUG prints the times). False:
   // the caller runs OpenBLAS.
+  // A convolution step with its GEMMs on generated kernels (conv_gemm.cpp); eager_execute runs
+  // the same kernel on OpenBLAS.
+  Tensor run_library_conv(const Step& s, const std::vector<Tensor>& in, const OpAttrs& attrs) {
+    const PlanNode& n = nodes_[s.node];
+    Tensor out = make_eager(n.meta.sizes, n.meta.dtype);
+    const ConvAttrs c = ConvAttrs::of(attrs);
+    if (n.op == OpKind::Conv2d)
+      conv2d_kernel(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), c, out, s.matmul.conv.get());
+    else if (n.op == OpKind::Conv2dGradInput)
+      conv2d_grad_input_kernel(in[0], in[1], c, out, s.matmul.conv.get());
+    else
+      conv2d_grad_weight_kernel(in[0], in[1], c, out, s.matmul.conv.get());
+    return out;
+  }
+
   bool run_library_matmul(const Step& s, const std::vector<Tensor>& in, const OpAttrs& attrs,
                           std::vector<Tensor>& v) {
     MatmulTrial* t = s.trial.get();

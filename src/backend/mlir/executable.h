@@ -11,6 +11,10 @@
 #include "backend/backend.h"
 #include "backend/mlir/partition.h"
 
+namespace lt {
+class ConvGemm;  // eager/kernels.h
+}
+
 namespace lt::backend {
 
 // The packed entry point (`void(void**)`) of a compiled function by its symbol name, or nullptr.
@@ -28,6 +32,8 @@ struct MatmulKernel {
   bool transposed = false;
   // It beat OpenBLAS when both ran alone (matmul_choice.cpp); false: a close call.
   bool won_alone = true;
+  // A convolution step's entry instead (no `run`): the kernels of its GEMMs (conv_gemm.cpp).
+  std::shared_ptr<const ConvGemm> conv;
   explicit operator bool() const { return static_cast<bool>(run); }
 };
 using LibraryKernels = std::unordered_map<const ir::Node*, MatmulKernel>;

@@ -169,10 +169,11 @@ class MlirBackend : public Backend {
       return make_interp_backend()->compile(g);
     }
     Schedule s = partition(g);
-    const LibraryKernels kernels =  // before taking the context's lock; quick: all OpenBLAS
+    LibraryKernels kernels =  // before taking the context's lock; quick: all OpenBLAS
         quick ? LibraryKernels{}
         : dyn ? chunked_matmul_kernels(s, *dyn)
               : matmul_kernels(s);
+    if (!quick && !dyn) add_conv_kernels(s, &kernels);
     MlirRuntime& rt = mlir_runtime();
     std::lock_guard<std::mutex> lock(rt.mu);
     MLIRContext* ctx = rt.ctx.get();
