@@ -112,7 +112,7 @@ NodePtr make_op(OpKind op, const OpMeta& meta, const OpAttrs& attrs, const NodeP
                 size_t n);
 NodePtr make_data(const Tensor& buffer);
 // A Data leaf of this meta and input slot without a buffer: for a graph rewritten before its
-// compile (lazy/buckets.cpp), whose buffers come at run time.
+// compile (lazy/bucket_rewrite.cpp), whose buffers come at run time.
 NodePtr make_data_leaf(const OpMeta& meta, int64_t slot);
 NodePtr make_param(Dtype dtype, double f, int64_t i);
 NodePtr make_const(Dtype dtype, double f, int64_t i);
