@@ -218,7 +218,7 @@ int64_t kernel_columns(const ConvGemm* kernels, int64_t n, int64_t cap, bool acc
     if (kernels) {
       const int64_t c = kernels->padded(n);
       const auto [m, cn, k] = shape(c);
-      if (c >= n && c <= cap && kernels->has(m, cn, k, accumulate)) return c;
+      if (c <= cap && kernels->has(m, cn, k, accumulate)) return c;
     }
   }
   return 0;
@@ -253,6 +253,9 @@ bool is_direct(const ConvGeom& g) {
 // `parts`: parts_of(N), taken once by the caller (a background compile changes run_threads).
 int64_t parts_of(int64_t N) { return omp_in_parallel() ? 1 : std::min<int64_t>(run_threads(), N); }
 
+// Part t of N images split into nt parts begins at this image.
+int64_t part_begin(int64_t N, int64_t t, int64_t nt) { return N * t / nt; }
+
 template <typename F>
 void over_images(int64_t N, int64_t nt, const F& f) {
   if (nt <= 1) {
@@ -260,7 +263,7 @@ void over_images(int64_t N, int64_t nt, const F& f) {
     return;
   }
   parallel_for(nt, 1, [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) f(N * t / nt, N * (t + 1) / nt, t);
+    for (int64_t t = b; t < e; ++t) f(part_begin(N, t, nt), part_begin(N, t + 1, nt), t);
   });
 }
 
@@ -341,15 +344,10 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
   T* pg = static_cast<T*>(go.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* px = static_cast<T*>(out.raw_data_ptr());
-  // The kernels take A row-major: w_g^T [K, Og] per group, made once.
-  std::vector<T> wt;
-  if (kernels && !is_direct(g)) {
-    wt.resize(static_cast<size_t>(groups * g.K() * Og));
-    for (int64_t gi = 0; gi < groups; ++gi)
-      for (int64_t oc = 0; oc < Og; ++oc)
-        for (int64_t r = 0; r < g.K(); ++r)
-          wt[static_cast<size_t>((gi * g.K() + r) * Og + oc)] = pw[(gi * Og + oc) * g.K() + r];
-  }
+  // The kernels take A row-major: w_g^T [K, Og] per group, copied once (float32 only).
+  Tensor wt;
+  if (std::is_same_v<T, float> && kernels && !is_direct(g))
+    wt = dense(permute_view(reshape_view(w, {groups, Og, g.K()}), {0, 2, 1}));
   over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t) {
     if (is_direct(g)) {
       for (int64_t n = i0; n < i1; ++n)
@@ -364,14 +362,15 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
     Scratch<T> cols = scratch<T>(g.K() * cap), gm = scratch<T>(Og * cap);
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
       const int64_t kc =
-          wt.empty() ? 0 : kernel_columns<T>(kernels, m * L, cap, false, [&](int64_t c) {
+          !wt.defined() ? 0 : kernel_columns<T>(kernels, m * L, cap, false, [&](int64_t c) {
             return std::array<int64_t, 3>{g.K(), c, Og};
           });
       const int64_t ld = kc ? kc : m * L;
       regroup(pg, O, gi, Og, n0, m, L, gm.get(), ld, true);
       if (kc) {
         zero_tail(gm.get(), Og, m * L, ld);
-        kernel_gemm<T>(kernels, g.K(), kc, Og, false, wt.data() + gi * g.K() * Og, gm.get(),
+        kernel_gemm<T>(kernels, g.K(), kc, Og, false,
+                       static_cast<const T*>(wt.raw_data_ptr()) + gi * g.K() * Og, gm.get(),
                        cols.get());
       } else {
         gemm<T>(true, false, g.K(), m * L, Og, pw + gi * Og * g.K(), gm.get(), T(0), cols.get());
@@ -418,7 +417,8 @@ void conv_grad_weight_typed(const Tensor& gin, const Tensor& xin, const ConvAttr
   const T* px = static_cast<const T*>(x.raw_data_ptr());
   T* pw = static_cast<T*>(out.raw_data_ptr());
   const int64_t size = out.numel();
-  const int64_t ogp = kernels && !is_direct(g) ? kernels->padded(Og) : 0;
+  const int64_t ogp =
+      std::is_same_v<T, float> && kernels && !is_direct(g) ? kernels->padded(Og) : 0;
   std::vector<T> partial(static_cast<size_t>(size * std::max<int64_t>(parts - 1, 0)));
   over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t t) {
     T* dw = t == 0 ? pw : partial.data() + (t - 1) * size;
@@ -579,7 +579,8 @@ std::vector<int64_t> conv2d_chunk_columns(IntList x_sizes, IntList w_sizes, IntL
   // As over_images splits the images and each part takes its chunks (float32).
   for (int64_t parts = 1; parts <= std::min(threads, N); ++parts)
     for (int64_t t = 0; t < parts; ++t) {
-      const int64_t size = N * (t + 1) / parts - N * t / parts, nb = part_chunk(g, size, 4);
+      const int64_t size = part_begin(N, t + 1, parts) - part_begin(N, t, parts);
+      const int64_t nb = part_chunk(g, size, sizeof(float));
       add(size >= nb ? nb : 0);
       add(size % nb);
     }

@@ -283,13 +283,6 @@ class MlirExecutable : public Executable {
     return true;
   }
 
-  // A library matmul with a generated kernel: the kernel where it runs (run_matmul). Unless
-  // LT_MLIR_MATMUL=codegen, the kernel won a timing against OpenBLAS in isolation
-  // (matmul_choice.cpp), but inside a step the operands come from other steps' caches and the
-  // two share the cores with their thread pools, so the first runs of each step alternate the
-  // two, timed in place (one warm-up run each, then the best of kRuns), and keep the faster
-  // (CodegenMatmulTrialKept / CodegenMatmulTrialDropped; LT_DEBUG prints the times). False:
-  // the caller runs OpenBLAS.
   // A convolution step with its GEMMs on generated kernels (conv_gemm.cpp); eager_execute runs
   // the same kernel on OpenBLAS.
   Tensor run_library_conv(const Step& s, const std::vector<Tensor>& in, const OpAttrs& attrs) {
@@ -305,6 +298,13 @@ class MlirExecutable : public Executable {
     return out;
   }
 
+  // A library matmul with a generated kernel: the kernel where it runs (run_matmul). Unless
+  // LT_MLIR_MATMUL=codegen, the kernel won a timing against OpenBLAS in isolation
+  // (matmul_choice.cpp), but inside a step the operands come from other steps' caches and the
+  // two share the cores with their thread pools, so the first runs of each step alternate the
+  // two, timed in place (one warm-up run each, then the best of kRuns), and keep the faster
+  // (CodegenMatmulTrialKept / CodegenMatmulTrialDropped; LT_DEBUG prints the times). False:
+  // the caller runs OpenBLAS.
   bool run_library_matmul(const Step& s, const std::vector<Tensor>& in, const OpAttrs& attrs,
                           std::vector<Tensor>& v) {
     MatmulTrial* t = s.trial.get();

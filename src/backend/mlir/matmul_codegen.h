@@ -83,9 +83,9 @@ LibraryKernels matmul_kernels(const Schedule& s);
 LibraryKernels chunked_matmul_kernels(const Schedule& s, const ir::DynamicShapes& dyn);
 
 // Adds the schedule's conv2d, conv2d input- and weight-gradient steps whose GEMMs run generated
-// kernels
-// (conv_gemm.cpp): float32 steps with a chunk width whose kernel fits and beat OpenBLAS on this
-// host (none with LT_MLIR_MATMUL=blas). For specialized code: the chunks follow the sizes.
+// kernels (conv_gemm.cpp): float32 steps with a chunk width whose kernel fits and beat OpenBLAS
+// on this host (none with LT_MLIR_MATMUL=blas). For specialized code: the chunks follow the
+// sizes.
 void add_conv_kernels(const Schedule& s, LibraryKernels* kernels);
 
 }  // namespace lt::backend
