@@ -77,9 +77,9 @@ TEST_F(ConvGemm, ResnetConvolutionsMatchEagerOnGeneratedKernels) {
     lt::clear_compile_cache();  // specialized code for each (shape-generic code runs OpenBLAS)
     expect_matches(k);
   }
-  // Per config: forward, input and weight gradient, but the 24-channel input gradient (k = 24,
-  // under the kernel's 32) and the 1x1 forward (k = 24).
-  EXPECT_EQ(lt::metrics::counter("CodegenConvSteps"), 13)
+  // Per config: forward, input and weight gradient, but the 1x1 forward (k = 24, under the
+  // kernel's 32). The 24-channel input gradients (k = 24 too) run with their depth padded to 32.
+  EXPECT_EQ(lt::metrics::counter("CodegenConvSteps"), 14)
       << "steps whose GEMMs run generated kernels";
 }
 
@@ -89,6 +89,35 @@ TEST_F(ConvGemm, ForwardAndBothGradientsTakeTheKernels) {
   lt::manual_seed(2);
   expect_matches({8, 48, 48, 14, 14, 3, 1, 1, 1, 1});
   EXPECT_EQ(lt::metrics::counter("CodegenConvSteps"), 3);
+}
+
+// Input gradients whose k (output channels per group) is under the kernel's depth: w^T's extra
+// columns and g's extra rows are zeros, with groups and a stride.
+TEST_F(ConvGemm, ShallowInputGradientsRunPaddedToTheKernelsDepth) {
+  lt::manual_seed(4);
+  expect_matches({8, 24, 24, 28, 28, 3, 1, 1, 1, 1});
+  expect_matches({4, 16, 24, 13, 11, 3, 2, 1, 1, 1});
+  expect_matches({4, 32, 48, 12, 12, 3, 1, 1, 1, 2});  // 24 output channels per group
+  // All three steps of each take kernels (the forward steps' k, C x 9, is at least 32).
+  EXPECT_EQ(lt::metrics::counter("CodegenConvSteps"), 9);
+}
+
+// With each kernel timed against OpenBLAS on this host (no LT_MLIR_MATMUL), a convolution with
+// close calls among its kernels is timed again in its step: the first 18 runs alternate all of
+// its kernels with those that won alone, then one side is kept. Every run matches eager.
+TEST_F(ConvGemm, CloseCallsAreDecidedInTheirStep) {
+  unsetenv("LT_MLIR_MATMUL");
+  lt::manual_seed(5);
+  const Config k{6, 24, 24, 20, 20, 3, 1, 1, 1, 1};  // shapes no other test compiles kernels for
+  for (int step = 0; step < 24; ++step) expect_matches(k);
+  const int64_t trials = lt::metrics::counter("CodegenConvTrials"),
+                kept = lt::metrics::counter("CodegenMatmulTrialKept"),
+                dropped = lt::metrics::counter("CodegenMatmulTrialDropped");
+  EXPECT_EQ(kept + dropped, trials) << lt::metrics::report();  // each decided once
+  EXPECT_GE(
+      lt::metrics::counter("CodegenMatmulChosen") + lt::metrics::counter("CodegenMatmulDeclined"),
+      1)
+      << "the kernels were timed against OpenBLAS";
 }
 
 // Random configurations: strides, padding, dilation, groups, odd sizes, a batch of 1; the chunk

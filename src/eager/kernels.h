@@ -36,6 +36,9 @@ class ConvGemm {
   // caller pads its chunks' columns, and a weight gradient's channels, to it. A padded column of
   // B is zeros and one of C is dropped; padded k (both A's columns and B's rows) is zeros.
   virtual int64_t padded(int64_t n) const = 0;
+  // The depth (k) it takes for a product of depth k (k or more): a shallower one runs with k
+  // padded by zero columns of A and zero rows of B.
+  virtual int64_t depth(int64_t k) const = 0;
   // Whether it has a kernel for the shape.
   virtual bool has(int64_t m, int64_t n, int64_t k, bool accumulate) const = 0;
   virtual void run(int64_t m, int64_t n, int64_t k, bool accumulate, const float* a, const float* b,
@@ -44,7 +47,7 @@ class ConvGemm {
 // The column counts (images x output pixels) of the GEMMs that the convolution with these
 // operands runs per chunk of images (conv2d; its gradients have the same chunks) on 1 to
 // `threads` threads: what a ConvGemm needs kernels for. Per chunk of n columns, with
-// p = ConvGemm::padded: conv2d runs (Og, p(n), K), its input gradient (K, p(n), Og) and its
+// p = ConvGemm::padded: conv2d runs (Og, p(n), K), its input gradient (K, p(n), depth(Og)) and its
 // weight gradient, accumulating, (K, p(Og), p(n)), Og the output channels per group and K the
 // column rows (input channels per group x kernel taps).
 std::vector<int64_t> conv2d_chunk_columns(IntList x_sizes, IntList w_sizes, IntList out_sizes,

@@ -9,6 +9,7 @@
 // A chunk's columns are rounded up to whole 64-byte lines: the extra columns of B are zeros and
 // C's are dropped. The weight gradient runs transposed, dw^T [K, Og] += cols [K, n] g^T [n, Og],
 // its Og rounded up too: K is the long side, which the kernel's register tiles take as rows.
+#include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
@@ -30,9 +31,15 @@ int64_t padded_length(int64_t n) {
   return c % kAlias == 0 ? c + kLine : c;
 }
 
+// The least depth the kernels take (codegen_matmul_fits). A shallower input gradient (24 output
+// channels: its k) is padded to it: 33% more FMAs on a kernel ~2x OpenBLAS's speed, where the
+// timing below says so.
+constexpr int64_t kMinDepth = 32;
+
 class GeneratedConvGemm : public ConvGemm {
  public:
   int64_t padded(int64_t n) const override { return padded_length(n); }
+  int64_t depth(int64_t k) const override { return std::max(k, kMinDepth); }
   bool has(int64_t m, int64_t n, int64_t k, bool accumulate) const override {
     return kernels_.count({m, n, k, accumulate ? 1 : 0}) > 0;
   }
@@ -40,20 +47,35 @@ class GeneratedConvGemm : public ConvGemm {
            float* c) const override {
     kernels_.at({m, n, k, accumulate ? 1 : 0})->run(a, b, c);
   }
-  // The kernel for the shape, if it fits and won its timing on this host.
-  void add(int64_t m, int64_t n, int64_t k, bool accumulate) {
+  // The kernel for the shape, if it fits and won its timing on this host against OpenBLAS on
+  // the product's own depth `blas_k` (k less its padding), or lost it as a close call (then the
+  // step's in-step trial decides: executable.cpp).
+  void add(int64_t m, int64_t n, int64_t k, bool accumulate, int64_t blas_k) {
     const std::array<int64_t, 4> key{m, n, k, accumulate ? 1 : 0};
     if (kernels_.count(key) || !codegen_matmul_fits(m, n, k)) return;
-    std::shared_ptr<const CodegenMatmul> kernel = codegen_matmul_cached(m, n, k, accumulate);
-    if (kernel->run && kernel->chosen) kernels_[key] = std::move(kernel);
+    std::shared_ptr<const CodegenMatmul> kernel =
+        codegen_matmul_cached(m, n, k, accumulate, blas_k);
+    if (!kernel->run || !(kernel->chosen || kernel->close_call)) return;
+    if (!kernel->chosen) close_calls_ = true;
+    kernels_[key] = std::move(kernel);
   }
   bool empty() const { return kernels_.empty(); }
+  bool close_calls() const { return close_calls_; }
+  // The same without the close calls' kernels (null if none is left).
+  std::shared_ptr<GeneratedConvGemm> winners() const {
+    auto w = std::make_shared<GeneratedConvGemm>();
+    for (const auto& [key, kernel] : kernels_)
+      if (kernel->chosen) w->kernels_[key] = kernel;
+    if (w->empty()) return nullptr;
+    return w;
+  }
 
  private:
   std::map<std::array<int64_t, 4>, std::shared_ptr<const CodegenMatmul>> kernels_;
+  bool close_calls_ = false;
 };
 
-std::shared_ptr<const ConvGemm> conv_gemm_for(const ir::Node* n) {
+std::shared_ptr<const GeneratedConvGemm> conv_gemm_for(const ir::Node* n) {
   if (matmul_policy() == MatmulPolicy::kBlas || n->n_operands < 2) return nullptr;
   const OpKind op = n->op;
   if (op != OpKind::Conv2d && op != OpKind::Conv2dGradInput && op != OpKind::Conv2dGradWeight)
@@ -73,11 +95,11 @@ std::shared_ptr<const ConvGemm> conv_gemm_for(const ir::Node* n) {
   for (int64_t cols : conv2d_chunk_columns(x, w, y, c, num_threads())) {
     const int64_t p = gemm->padded(cols);
     if (op == OpKind::Conv2d)
-      gemm->add(og, p, kk, false);
+      gemm->add(og, p, kk, false, kk);
     else if (op == OpKind::Conv2dGradInput)
-      gemm->add(kk, p, og, false);
+      gemm->add(kk, p, gemm->depth(og), false, og);
     else
-      gemm->add(kk, gemm->padded(og), p, true);
+      gemm->add(kk, gemm->padded(og), p, true, p);
   }
   if (gemm->empty()) return nullptr;
   return gemm;
@@ -88,8 +110,13 @@ std::shared_ptr<const ConvGemm> conv_gemm_for(const ir::Node* n) {
 void add_conv_kernels(const Schedule& s, LibraryKernels* kernels) {
   for (const Schedule::Step& st : s.steps) {
     if (st.kind != Schedule::Kind::Library) continue;
-    if (std::shared_ptr<const ConvGemm> gemm = conv_gemm_for(st.node)) {
+    if (std::shared_ptr<const GeneratedConvGemm> gemm = conv_gemm_for(st.node)) {
       MatmulKernel k;
+      if (gemm->close_calls()) {  // the trial runs with and without them
+        k.won_alone = false;
+        k.conv_winners = gemm->winners();
+        metrics_impl::add("CodegenConvTrials");
+      }
       k.conv = std::move(gemm);
       (*kernels)[st.node] = std::move(k);
       metrics_impl::add("CodegenConvSteps");

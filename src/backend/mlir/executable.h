@@ -33,7 +33,10 @@ struct MatmulKernel {
   // It beat OpenBLAS when both ran alone (matmul_choice.cpp); false: a close call.
   bool won_alone = true;
   // A convolution step's entry instead (no `run`): the kernels of its GEMMs (conv_gemm.cpp).
-  std::shared_ptr<const ConvGemm> conv;
+  // With close calls among them (won_alone false), the in-step trial runs `conv` against
+  // `conv_winners`, the kernels that won alone (null: OpenBLAS throughout).
+  std::shared_ptr<const ConvGemm> conv = nullptr;
+  std::shared_ptr<const ConvGemm> conv_winners = nullptr;
   explicit operator bool() const { return static_cast<bool>(run); }
 };
 using LibraryKernels = std::unordered_map<const ir::Node*, MatmulKernel>;

@@ -39,7 +39,8 @@ MatmulPolicy matmul_policy() {
 }
 
 bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, int64_t k,
-                           std::string* why, bool* close_call) {
+                           std::string* why, bool* close_call, int64_t blas_k) {
+  if (blas_k <= 0 || blas_k > k) blas_k = k;
   if (matmul_policy() == MatmulPolicy::kCodegen) {
     *why = "LT_MLIR_MATMUL=codegen";
     return true;
@@ -53,7 +54,8 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
   // product split over our threads). Calling cblas_sgemm on OpenBLAS's own pool had woken it,
   // and it spun through the next timings, the OpenMP threshold's measurement and the first
   // steps' trials (kernels at 2.4x their time, the MLP step at 1.9k steps/s instead of 3k).
-  auto blas = [&] { blas_sgemm(m, n, k, a.data(), b.data(), c.data()); };
+  // (On the product's own depth, A's first m x blas_k and B's first blas_k rows.)
+  auto blas = [&] { blas_sgemm(m, n, blas_k, a.data(), b.data(), c.data()); };
   // Each side warmed (page faults, thread pools) and then timed in a block of its own, keeping
   // its best time; few repetitions for big products (the measurement is paid once per shape and
   // process). The kernel's block comes first (when OpenBLAS ran on its own pthreads, they kept
@@ -70,9 +72,12 @@ bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, in
   const bool wins = tg < tb, close = !wins && tg <= kCloseCall * tb;
   if (close_call) *close_call = close;
   char buf[200];
+  char depth[40] = "";
+  if (blas_k != k) std::snprintf(depth, sizeof depth, " on depth %ld", long(blas_k));
   std::snprintf(buf, sizeof buf,
-                "generated %.4f ms (%.1f GFLOP/s) vs OpenBLAS %.4f ms (%.1f GFLOP/s)", tg,
-                flops / tg * 1e-6, tb, flops / tb * 1e-6);
+                "generated %.4f ms (%.1f GFLOP/s) vs OpenBLAS%s %.4f ms (%.1f GFLOP/s)", tg,
+                flops / tg * 1e-6, depth, tb,
+                flops * static_cast<double>(blas_k) / static_cast<double>(k) / tb * 1e-6);
   *why = buf;
   metrics_impl::add(wins ? "CodegenMatmulChosen" : "CodegenMatmulDeclined");
   if (close) metrics_impl::add("CodegenMatmulCloseCall");

@@ -387,11 +387,12 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accum
 }
 
 std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k,
-                                                           bool accumulate) {
+                                                           bool accumulate, int64_t blas_k) {
   static std::mutex mu;
-  static auto* cache = new std::map<std::array<int64_t, 4>, std::shared_ptr<const CodegenMatmul>>();
+  static auto* cache = new std::map<std::array<int64_t, 5>, std::shared_ptr<const CodegenMatmul>>();
   std::lock_guard<std::mutex> lock(mu);
-  auto& slot = (*cache)[{m, n, k, accumulate ? 1 : 0}];
+  if (blas_k <= 0 || blas_k > k) blas_k = k;
+  auto& slot = (*cache)[{m, n, k, accumulate ? 1 : 0, blas_k}];
   if (!slot) {
     auto c = std::make_shared<CodegenMatmul>(compile_codegen_matmul(m, n, k, accumulate));
     if (!c->run) {
@@ -404,10 +405,10 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
       // the thread count both sides run with.
       const std::string dir = disk_cache::dir();
       const bool measure = matmul_policy() == MatmulPolicy::kMeasure;
-      const std::string note_key =
-          dir.empty() || c->cache_key.empty() || !measure
-              ? ""
-              : c->cache_key + "-threads" + std::to_string(num_threads());
+      const std::string note_key = dir.empty() || c->cache_key.empty() || !measure
+                                       ? ""
+                                       : c->cache_key + "-threads" + std::to_string(num_threads()) +
+                                             (blas_k == k ? "" : "-blask" + std::to_string(blas_k));
       std::string note;
       if (!note_key.empty() && disk_cache::load_note(dir, note_key, &note) && note.size() > 2 &&
           (note[0] == '0' || note[0] == '1' || note[0] == '2')) {
@@ -416,7 +417,7 @@ std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n,
         c->choice = note.substr(2) + " (timed by an earlier process: LT_CACHE_DIR)";
         lt::metrics_impl::add("CodegenMatmulChoiceCached");
       } else {
-        c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice, &c->close_call);
+        c->chosen = generated_matmul_wins(*c, m, n, k, &c->choice, &c->close_call, blas_k);
         if (!note_key.empty())  // 1: chosen, 2: a close call, 0: OpenBLAS
           disk_cache::store_note(dir, note_key,
                                  std::string(c->chosen       ? "1 "

@@ -37,8 +37,9 @@ MatmulPolicy matmul_policy();
 // prints them). Counters CodegenMatmulChosen / CodegenMatmulDeclined.
 // `close_call`, when given, gets whether OpenBLAS won by at most kCloseCall (counter
 // CodegenMatmulCloseCall).
+// `blas_k` (0: k): OpenBLAS's depth, less than k where the kernel runs a product padded to k.
 bool generated_matmul_wins(const CodegenMatmul& kernel, int64_t m, int64_t n, int64_t k,
-                           std::string* why, bool* close_call = nullptr);
+                           std::string* why, bool* close_call = nullptr, int64_t blas_k = 0);
 // The timing alone misleads both ways. Inside a step OpenBLAS ran up to 1.6x slower than alone
 // (the MLP's weight gradient, 256x784x64: 0.12 ms alone, 0.20 ms in its step, where the
 // generated kernel kept its 0.07 ms); and OpenBLAS's pthreads spin ~2^28 cycles after a call,
@@ -71,8 +72,10 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accum
 // BLAS), with the host's choice between it and OpenBLAS (`chosen`, measured once per shape and
 // thread count; under LT_CACHE_DIR kept as a note beside the kernel, so a later process on the
 // same CPU and features reads it instead of timing again: CodegenMatmulChoiceCached).
+// `blas_k` (0: k): the depth OpenBLAS is timed on, for a product the caller pads to depth k.
 std::shared_ptr<const CodegenMatmul> codegen_matmul_cached(int64_t m, int64_t n, int64_t k,
-                                                           bool accumulate = false);
+                                                           bool accumulate = false,
+                                                           int64_t blas_k = 0);
 
 // The schedule's library matmuls that run a generated kernel (matmul_choice.cpp): float32, B
 // 2-d, a shape the kernel fits and whose kernel beat OpenBLAS on this host.
