@@ -344,22 +344,15 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
   T* pg = static_cast<T*>(go.raw_data_ptr());
   const T* pw = static_cast<const T*>(w.raw_data_ptr());
   T* px = static_cast<T*>(out.raw_data_ptr());
-  // The kernels take A row-major: w_g^T [K, Og] per group, copied once (float32 only), with
-  // zero columns up to the kernels' depth for Og (a depth below theirs: 24 channels).
+  // The kernels take A row-major: w_g^T [K, od] per group, copied once (float32 only), od the
+  // kernels' depth for Og: zero columns past Og where Og is under theirs (24 channels).
   Tensor wt;
   const int64_t od = kernels ? kernels->depth(Og) : Og;
   if (std::is_same_v<T, float> && kernels && !is_direct(g)) {
-    wt = dense(permute_view(reshape_view(w, {groups, Og, g.K()}), {0, 2, 1}));
-    if (od > Og) {
-      Tensor padded = make_eager({groups, g.K(), od}, w.dtype());
-      const T* src = static_cast<const T*>(wt.raw_data_ptr());
-      T* dst = static_cast<T*>(padded.raw_data_ptr());
-      for (int64_t r = 0; r < groups * g.K(); ++r) {
-        std::copy(src + r * Og, src + (r + 1) * Og, dst + r * od);
-        std::fill(dst + r * od + Og, dst + (r + 1) * od, T(0));
-      }
-      wt = padded;
-    }
+    wt = make_eager({groups, g.K(), od}, w.dtype());
+    if (od > Og) fill_kernel(wt, 0, 0);
+    copy_into(make_view(wt, {groups, g.K(), Og}, {g.K() * od, od, 1}, 0),
+              permute_view(reshape_view(w, {groups, Og, g.K()}), {0, 2, 1}));
   }
   over_images(N, parts, [&](int64_t i0, int64_t i1, int64_t) {
     if (is_direct(g)) {
@@ -372,7 +365,7 @@ void conv_grad_input_typed(const Tensor& gin, const Tensor& win, const ConvAttrs
     const int64_t image = C * g.H * g.W;
     std::fill(px + i0 * image, px + i1 * image, T(0));
     const int64_t nb = part_chunk(g, i1 - i0, sizeof(T)), cap = nb * L + kColumnSlack;
-    Scratch<T> cols = scratch<T>(g.K() * cap), gm = scratch<T>(std::max(Og, od) * cap);
+    Scratch<T> cols = scratch<T>(g.K() * cap), gm = scratch<T>(od * cap);
     each_chunk(i0, i1, nb, groups, [&](int64_t n0, int64_t m, int64_t gi) {
       const int64_t kc =
           !wt.defined() ? 0 : kernel_columns<T>(kernels, m * L, cap, false, [&](int64_t c) {

@@ -31,15 +31,12 @@ int64_t padded_length(int64_t n) {
   return c % kAlias == 0 ? c + kLine : c;
 }
 
-// The least depth the kernels take (codegen_matmul_fits). A shallower input gradient (24 output
-// channels: its k) is padded to it: 33% more FMAs on a kernel ~2x OpenBLAS's speed, where the
-// timing below says so.
-constexpr int64_t kMinDepth = 32;
-
 class GeneratedConvGemm : public ConvGemm {
  public:
   int64_t padded(int64_t n) const override { return padded_length(n); }
-  int64_t depth(int64_t k) const override { return std::max(k, kMinDepth); }
+  // A shallower input gradient (24 output channels: its k) is padded to the kernels' least
+  // depth: a third more FMAs on a kernel up to ~2x OpenBLAS's speed, where the timing says so.
+  int64_t depth(int64_t k) const override { return std::max(k, kCodegenMinDepth); }
   bool has(int64_t m, int64_t n, int64_t k, bool accumulate) const override {
     return kernels_.count({m, n, k, accumulate ? 1 : 0}) > 0;
   }
@@ -48,19 +45,20 @@ class GeneratedConvGemm : public ConvGemm {
     kernels_.at({m, n, k, accumulate ? 1 : 0})->run(a, b, c);
   }
   // The kernel for the shape, if it fits and won its timing on this host against OpenBLAS on
-  // the product's own depth `blas_k` (k less its padding), or lost it as a close call (then the
-  // step's in-step trial decides: executable.cpp).
-  void add(int64_t m, int64_t n, int64_t k, bool accumulate, int64_t blas_k) {
+  // the product's own depth `blas_k` (0: k; less where k is padded), or lost it as a close call
+  // (then the step's in-step trial decides: executable.cpp).
+  void add(int64_t m, int64_t n, int64_t k, bool accumulate, int64_t blas_k = 0) {
     const std::array<int64_t, 4> key{m, n, k, accumulate ? 1 : 0};
     if (kernels_.count(key) || !codegen_matmul_fits(m, n, k)) return;
     std::shared_ptr<const CodegenMatmul> kernel =
         codegen_matmul_cached(m, n, k, accumulate, blas_k);
-    if (!kernel->run || !(kernel->chosen || kernel->close_call)) return;
-    if (!kernel->chosen) close_calls_ = true;
-    kernels_[key] = std::move(kernel);
+    if (kernel->run && (kernel->chosen || kernel->close_call)) kernels_[key] = std::move(kernel);
   }
   bool empty() const { return kernels_.empty(); }
-  bool close_calls() const { return close_calls_; }
+  bool close_calls() const {
+    return std::any_of(kernels_.begin(), kernels_.end(),
+                       [](const auto& e) { return !e.second->chosen; });
+  }
   // The same without the close calls' kernels (null if none is left).
   std::shared_ptr<GeneratedConvGemm> winners() const {
     auto w = std::make_shared<GeneratedConvGemm>();
@@ -72,7 +70,6 @@ class GeneratedConvGemm : public ConvGemm {
 
  private:
   std::map<std::array<int64_t, 4>, std::shared_ptr<const CodegenMatmul>> kernels_;
-  bool close_calls_ = false;
 };
 
 std::shared_ptr<const GeneratedConvGemm> conv_gemm_for(const ir::Node* n) {
@@ -95,11 +92,11 @@ std::shared_ptr<const GeneratedConvGemm> conv_gemm_for(const ir::Node* n) {
   for (int64_t cols : conv2d_chunk_columns(x, w, y, c, num_threads())) {
     const int64_t p = gemm->padded(cols);
     if (op == OpKind::Conv2d)
-      gemm->add(og, p, kk, false, kk);
+      gemm->add(og, p, kk, false);
     else if (op == OpKind::Conv2dGradInput)
       gemm->add(kk, p, gemm->depth(og), false, og);
     else
-      gemm->add(kk, gemm->padded(og), p, true, p);
+      gemm->add(kk, gemm->padded(og), p, true);
   }
   if (gemm->empty()) return nullptr;
   return gemm;

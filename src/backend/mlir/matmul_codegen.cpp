@@ -274,7 +274,7 @@ bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k) {
   // 64x256x10: 8 us vs BLAS 4 us); from k = 32 on the kernel won (784x256x64: 1.7x).
   // A column tail must be whole vectors: a narrower one did not fill its registers.
   const Tiles t = tiles_for(m, n, k);
-  return t.m > 0 && t.n.main > 0 && t.k > 0 && k >= 32 &&
+  return t.m > 0 && t.n.main > 0 && t.k > 0 && k >= kCodegenMinDepth &&
          t.n.tail % host_target().float_lanes() == 0;
 }
 
@@ -285,7 +285,8 @@ CodegenMatmul compile_codegen_matmul(int64_t m, int64_t n, int64_t k, bool accum
     out.error = "shape " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                 ": the schedule needs m % " + std::to_string(reg.rows) +
                 " == 0, n >= " + std::to_string(reg.cols) + " with a tail of whole " +
-                std::to_string(host_target().float_lanes()) + "-float vectors, and k >= 32";
+                std::to_string(host_target().float_lanes()) +
+                "-float vectors, and k >= " + std::to_string(kCodegenMinDepth);
     return out;
   }
   const auto t0 = std::chrono::steady_clock::now();

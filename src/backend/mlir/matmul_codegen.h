@@ -55,6 +55,8 @@ constexpr double kCloseCall = 2.5;
 // tail with a narrower register tile (whole vectors); k >= 32 (codegen_matmul_fits; otherwise
 // `error` says so).
 bool codegen_matmul_fits(int64_t m, int64_t n, int64_t k);
+// The least k it takes (a shallower product pads k with zeros to run on it: conv_gemm.cpp).
+constexpr int64_t kCodegenMinDepth = 32;
 // dst[r][0, cols) = src[r][0, cols) for r < rows, rows `src_ld` and `dst_ld` floats apart, over
 // the threads: the blocks the kernel's callers copy into its row-major layout and back.
 void copy_rows(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int64_t rows,
