@@ -18,16 +18,15 @@
 //     own process, as compare.py does), plus tensor_peak_MB: the peak of live tensor buffers
 //     in steady-state steps (lt::memory), the figure donation lowers.
 //   main_job_vs_mlp_step (lt_mlir): the main job's loop (lt-train's default: Fashion-MNIST,
-//     Flatten + MLP 784-256-10, Adam(1e-3), shuffled batches of 64 moved to the device each
-//     step, the loss read after each step, the test set's accuracy after each epoch) against
-//     mlp_step and mlp_adam_step in one process, interleaved in blocks of 94 steps so that the
-//     machine's phase is the same for all three; one warm-up epoch, then 3 timed epochs.
-//     value = the main job's steps/s over mlp_step's (the goal: at least 0.85);
-//     vs_adam = the same over mlp_adam_step's (same optimizer: what the program adds, data,
-//     loss reads and evaluation); main_steps_s, mlp_steps_s, mlp_adam_steps_s: the rates;
-//     data_share, eval_share: the main job's time in the loader (the batch's gather) and in the
-//     evaluation, as fractions of its epoch.
-//     Skipped when the data set is not installed.
+//     Flatten + MLP 784-256-10, Adam(1e-3), shuffled batches of 64 gathered into device
+//     buffers each step, the loss read after each step, the test set's accuracy after each epoch)
+//     against mlp_step and mlp_adam_step in one process, interleaved in blocks of 94 steps so that
+//     the machine's phase is the same for all three; one warm-up epoch, then 3 timed epochs. value
+//     = the main job's steps/s over mlp_step's (the goal: at least 0.85); vs_adam = the
+//     same over mlp_adam_step's (same optimizer: what the program adds, data, loss reads and
+//     evaluation); main_steps_s, mlp_steps_s, mlp_adam_steps_s: the rates; data_share, eval_share:
+//     the main job's time in the loader (the batch's gather) and in the evaluation, as fractions of
+//     its epoch. Skipped when the data set is not installed.
 // Compiles happen in warm-up steps, outside the timed loop.
 // Run: ./build/bench/bench_train
 #include <algorithm>
@@ -199,6 +198,7 @@ void main_job_vs_mlp_step(benchmark::State& st, Sys s) {
   net->to(d);
   lt::optim::Adam adam(net->parameters(), lt::optim::AdamOptions(1e-3));
   lt::data::DataLoader loader(train, 64, true, 0);
+  loader.set_device(d);  // as lt-train
   Mlp sgd_step(d);
   MlpAdam adam_step(d);
   using Clock = std::chrono::steady_clock;

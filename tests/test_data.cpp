@@ -473,6 +473,34 @@ TEST(DataLoader, BatchesAreIndependentCopies) {
   EXPECT_EQ(loader.batch(0).data.to_vector<float>()[0], 0.0f);
 }
 
+// On the lazy device each batch's gathered buffers become device tensors without another copy,
+// holding the same rows, in the same order, as the cpu loader's.
+TEST(DataLoader, BatchesOnTheLazyDeviceMatchTheCpuOnes) {
+  Dataset ds = indexed_dataset(10);
+  for (bool shuffle : {true, false}) {
+    DataLoader cpu(ds, 4, shuffle, 7), lazy(ds, 4, shuffle, 7);
+    lazy.set_device(lt::Device("lazy"));
+    EXPECT_TRUE(lazy.device().is_lazy());
+    EXPECT_TRUE(cpu.device().is_cpu());
+    const int64_t adopted = lt::metrics::counter("TransferAdopted");
+    auto c = cpu.begin();
+    int64_t n = 0;
+    for (const Batch& b : lazy) {
+      ASSERT_TRUE(c != cpu.end());
+      EXPECT_TRUE(b.data.device().is_lazy());
+      EXPECT_TRUE(b.target.device().is_lazy());
+      EXPECT_TRUE(b.data.to(lt::Device("lazy")).is_same(b.data));  // already there
+      EXPECT_EQ(b.data.sizes(), c->data.sizes());
+      EXPECT_EQ(b.data.to_vector<float>(), c->data.to_vector<float>());
+      EXPECT_EQ(b.target.to_vector<int64_t>(), c->target.to_vector<int64_t>());
+      ++c;
+      ++n;
+    }
+    EXPECT_EQ(n, 3);  // 4 + 4 + a last batch of 2
+    EXPECT_EQ(lt::metrics::counter("TransferAdopted") - adopted, 2 * n) << "shuffle " << shuffle;
+  }
+}
+
 TEST(DataLoader, AcceptsNonContiguousAndInt32Inputs) {
   // Images stored transposed and int32 labels are made dense/int64 once, at construction.
   auto base = lt::arange(0, 24, 1, lt::kFloat32).reshape({3, 2, 4});  // [C, N, F] with N = 2

@@ -917,6 +917,41 @@ TEST_F(Lazy, MetricsAndRecompileExplanation) {
   EXPECT_EQ(lt::metrics::counter("NeverCounted"), 0);
 }
 
+// A temporary cpu tensor that is the only handle on its own buffer moves to the device without a
+// copy (no new bytes); whatever another handle, a view's base or the caller's memory could still
+// change is copied, so later writes there never show on the device.
+TEST_F(Lazy, TemporariesMoveToTheDeviceWithoutACopy) {
+  const int64_t adopted = lt::metrics::counter("TransferAdopted");
+  lt::Tensor e = lt::full({1 << 18}, 0.5f);
+  const int64_t before = lt::memory::active_bytes();
+  lt::Tensor l = std::move(e).to(kLazy);
+  EXPECT_EQ(lt::memory::active_bytes(), before);
+  EXPECT_EQ(lt::metrics::counter("TransferAdopted"), adopted + 1);
+  lt::Tensor s = (l * 2.0f).sum();
+  EXPECT_EQ(s.item<double>(), 1 << 18);
+
+  lt::Tensor shared = lt::full({3}, 1.0f), other = shared;
+  lt::Tensor l1 = std::move(shared).to(kLazy);
+  other.fill_(7.0f);
+  lt::Tensor base = lt::full({4, 2}, 2.0f);
+  lt::Tensor l2 = base.narrow(0, 1, 2).to(kLazy);
+  base.fill_(8.0f);
+  std::vector<float> mem = {3, 3};
+  lt::Tensor l3 = lt::from_blob(mem.data(), {2}).to(kLazy);
+  mem[0] = 9.0f;
+  lt::Tensor small = lt::zeros({1 << 16}).narrow(0, 0, 4);  // the only handle on 256 KB
+  lt::Tensor l4 = std::move(small).to(kLazy);               // copies its 16 bytes out
+  EXPECT_EQ(lt::metrics::counter("TransferAdopted"), adopted + 1);
+  EXPECT_EQ(vals(l1), std::vector<float>(3, 1.0f));
+  EXPECT_EQ(vals(l2), std::vector<float>(4, 2.0f));
+  EXPECT_EQ(vals(l3), std::vector<float>(2, 3.0f));
+  EXPECT_EQ(vals(l4), std::vector<float>(4, 0.0f));
+  lt::Tensor g = lt::ones({2}).set_requires_grad(true), g2 = g.detach().set_requires_grad(true);
+  lt::Tensor lg = std::move(g).to(kLazy);  // not adopted: autograd's state goes the copying way
+  EXPECT_EQ(lg.requires_grad(), g2.to(kLazy).requires_grad());
+  EXPECT_EQ(lt::metrics::counter("TransferAdopted"), adopted + 1);
+}
+
 TEST_F(Lazy, TwoThreadsTracing) {
   auto work = [](int seed, std::vector<float>* out) {
     lt::Tensor acc = lt::zeros({32}).to(kLazy);

@@ -455,6 +455,7 @@ int compare(const Args& a, const lt::data::Dataset& train) {
     m.module->to(dev);
     auto opt = make_optimizer(a, m);
     lt::data::DataLoader loader(train, a.batch_size, true, static_cast<uint64_t>(a.seed), true);
+    loader.set_device(dev);
     Run r;
     int64_t warm = std::min<int64_t>(3, a.compare_steps);
     Clock::time_point t0;
@@ -556,6 +557,7 @@ int main(int argc, char** argv) {
     // batches only, so that every slice has batch-size / N rows.
     lt::data::DataLoader loader(train, a.batch_size, true, static_cast<uint64_t>(a.seed),
                                 world > 1);
+    loader.set_device(dev);  // batches gathered straight into device buffers
     if (a.schedule == "cosine") {
       const int64_t per_epoch =
           a.max_steps > 0 ? std::min(a.max_steps, loader.size()) : loader.size();

@@ -21,7 +21,9 @@ inline double accuracy(lt::nn::Module& module,
   lt::NoGradGuard g;
   module.eval();
   int64_t correct = 0;
-  for (const lt::data::Batch& b : lt::data::DataLoader(test, 1000, false)) {
+  lt::data::DataLoader loader(test, 1000, false);
+  loader.set_device(dev);
+  for (const lt::data::Batch& b : loader) {
     lt::Tensor pred = forward(b.data.to(dev)).argmax(1);
     correct += (pred == b.target.to(dev)).sum().item<int64_t>();
   }

@@ -37,8 +37,8 @@ Dataset fashion_mnist(const std::string& split, const std::string& dir = "", boo
 std::string default_fashion_mnist_dir();
 
 struct Batch {
-  Tensor data;    // [B, ...] like the dataset's images (cpu)
-  Tensor target;  // [B] int64 (cpu)
+  Tensor data;    // [B, ...] like the dataset's images (on the loader's device(): cpu by default)
+  Tensor target;  // [B] int64 (the same device)
 };
 
 // Cuts a Dataset into batches along dim 0. With `shuffle`, the order of an epoch is a permutation
@@ -60,6 +60,12 @@ class DataLoader {
   // Makes `epoch` the current one (batch(i) then reads its order) and the one the next begin()
   // iterates; the begin() after that goes on with epoch + 1.
   void set_epoch(int64_t epoch);
+
+  // Batches come out on `device` (cpu by default). On the lazy device the rows are gathered
+  // into a buffer that becomes the device's without a second copy, so a step's b.data.to(dev)
+  // costs nothing (moving a gathered cpu batch there copies it again).
+  void set_device(Device device) { device_ = device; }
+  Device device() const { return device_; }
 
   // The i-th batch of the current epoch, 0 <= i < size(): its rows copied into new tensors.
   Batch batch(int64_t i) const;
@@ -117,6 +123,7 @@ class DataLoader {
   bool shuffle_ = true;
   uint64_t seed_ = 0;
   bool drop_last_ = false;
+  Device device_ = kCPU;
   int64_t epoch_ = 0;
   int64_t next_epoch_ = 0;
   std::vector<int64_t> order_;

@@ -116,7 +116,10 @@ class Tensor {
   explicit operator bool() const;  // one-element tensors only, like Python's bool(t)
 
   // ---- conversion
-  Tensor to(Device d) const;
+  Tensor to(Device d) const&;
+  // On a temporary (`make().to(dev)`, `std::move(t).to(dev)`): a cpu tensor that is the only
+  // handle on its own dense buffer moves to the lazy device without a copy. Otherwise as above.
+  Tensor to(Device d) &&;
   Tensor to(DeviceType d) const { return to(Device(d)); }  // t.to(kCPU)
   Tensor to(Dtype t) const;
   Tensor to(Device d, Dtype t) const;

@@ -40,7 +40,7 @@ Tensor::operator bool() const {
   return item().to<bool>();
 }
 
-Tensor Tensor::to(Device d) const {
+Tensor Tensor::to(Device d) const& {
   Device cur = device();
   if (cur == d) return *this;
   if (cur.is_cpu() && d.is_cpu()) return *this;
@@ -50,6 +50,13 @@ Tensor Tensor::to(Device d) const {
   if (cur.is_lazy() && d.is_cpu()) return to_cpu(*this);
   if (cur.is_cpu()) return from_cpu(*this, d);
   return from_cpu(to_cpu(*this), d);
+}
+
+Tensor Tensor::to(Device d) && {
+  if (!defined() || !device().is_cpu() || !d.is_lazy())
+    return static_cast<const Tensor&>(*this).to(d);
+  Tensor self = std::move(*this);
+  return hook(lazy_hooks().adopt_cpu, "lazy.adopt_cpu")(std::move(self), d);
 }
 
 Tensor Tensor::to(Dtype t) const {

@@ -56,6 +56,12 @@ void DataLoader::reshuffle() {
 // on a Zen 5; distances 2 and 8 did the same).
 constexpr int64_t kAhead = 4;
 
+// The gathered batch on device_: moved, so that the lazy device adopts its fresh buffers.
+static Batch on_device(Batch b, Device device) {
+  if (device.is_cpu()) return b;
+  return Batch{std::move(b.data).to(device), std::move(b.target).to(device)};
+}
+
 Batch DataLoader::batch(int64_t i) const {
   LT_CHECK(i >= 0 && i < size(), "DataLoader::batch: index ", i, " out of range [0, ", size(), ")");
   const int64_t start = i * batch_size_;
@@ -76,7 +82,7 @@ Batch DataLoader::batch(int64_t i) const {
     std::memcpy(dst, src + static_cast<size_t>(start) * row_bytes,
                 static_cast<size_t>(count) * row_bytes);
     std::memcpy(ldst, lsrc + start, static_cast<size_t>(count) * sizeof(int64_t));
-    return b;
+    return on_device(std::move(b), device_);
   }
   for (int64_t k = 0; k < count; ++k) {
     const int64_t row = order_[static_cast<size_t>(start + k)];
@@ -99,7 +105,7 @@ Batch DataLoader::batch(int64_t i) const {
       for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(r + off, 0, 1);
     }
   }
-  return b;
+  return on_device(std::move(b), device_);
 }
 
 DataLoader::Iterator DataLoader::begin() {

@@ -92,6 +92,7 @@ Tensor make_view_tensor(const Tensor& base, OpKind op, const OpAttrs& a, const O
 }
 
 Tensor from_cpu(const Tensor& t, Device d);
+Tensor adopt_cpu(Tensor&& t, Device d);
 Tensor to_cpu(const Tensor& t);
 
 Tensor fallback(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& m) {
@@ -100,7 +101,7 @@ Tensor fallback(OpKind op, ArrayRef<Tensor> in, const OpAttrs& a, const OpMeta& 
   for (const Tensor& t : in) eager.push_back(t.defined() && t.device().is_lazy() ? to_cpu(t) : t);
   Tensor r = eager_execute(op, eager, a, m);
   Device d = in.empty() ? a.device : in[0].device();
-  return from_cpu(r, d);
+  return adopt_cpu(std::move(r), d);
 }
 
 // The value of `n` when it is device data or views (and copies) of it, computed eagerly;
@@ -298,6 +299,24 @@ Tensor from_cpu(const Tensor& t, Device d) {
   return make_lazy(ir::make_data(c), d);
 }
 
+// The buffer is the device's without a copy only where no one else can reach it: the sole
+// handle, on the sole reference to storage it owns (not from_blob's caller memory), dense from
+// its start and filling at least half of it past 4 KB (a small view of a large dead buffer is
+// copied out), and no autograd state (the copy leaves that behind too).
+Tensor adopt_cpu(Tensor&& t, Device d) {
+  TensorImpl* impl = t.impl();
+  const bool alone =
+      t.impl_ptr().use_count() == 1 && impl->storage && impl->storage.use_count() == 1 &&
+      impl->storage->owned && !impl->autograd && impl->offset == 0 && t.is_contiguous() &&
+      impl->storage->nbytes <=
+          std::max<size_t>(4096, 2 * static_cast<size_t>(impl->numel) * dtype_size(impl->dtype));
+  if (!alone) return from_cpu(t, d);
+  metrics_impl::add("TransferToDevice");
+  metrics_impl::add("TransferAdopted");
+  Tensor c = std::move(t);
+  return make_lazy(ir::make_data(c), d);
+}
+
 // Materializes the tensor's alias, then applies its view chain eagerly and copies: the result
 // never aliases a device buffer (a later donation must not show through).
 Tensor to_cpu(const Tensor& t) {
@@ -323,6 +342,7 @@ const bool g_installed = [] {
   h.assign = &assign;
   h.to_cpu = &to_cpu;
   h.from_cpu = &from_cpu;
+  h.adopt_cpu = &adopt_cpu;
   h.known_value = &known_tensor_value;
   return true;
 }();

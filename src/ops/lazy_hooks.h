@@ -13,6 +13,9 @@ struct LazyHooks {
   void (*assign)(Tensor& dst, const Tensor& value) = nullptr;  // in-place substitution
   Tensor (*to_cpu)(const Tensor&) = nullptr;
   Tensor (*from_cpu)(const Tensor&, Device) = nullptr;
+  // from_cpu for a tensor about to die: its buffer becomes the device's when nothing else can
+  // see it (sole handle, owned dense storage), else a copy as from_cpu.
+  Tensor (*adopt_cpu)(Tensor&&, Device) = nullptr;
   // The value of a lazy tensor that is device data or a view of it, as an eager tensor,
   // without running the graph; undefined when only the barrier can compute it.
   Tensor (*known_value)(const Tensor&) = nullptr;
