@@ -341,6 +341,30 @@ TEST_P(NnFunctional, GradientsMatchFiniteDifferences) {
         return lt::cross_entropy(v[0], t, w, lt::Reduction::Mean, -100, 0.1);
       },
       {logits}, dev());
+  // Without smoothing the loss picks x - max at the targets, less each row's log-sum-exp (the
+  // [N, C] log-probabilities are never formed): plain, weighted with an ignored sample, and with
+  // a spatial dim.
+  lt_test::gradcheck(
+      "cross_entropy",
+      [&](const V& v) {
+        return lt::cross_entropy(v[0], lt::tensor(std::vector<int64_t>{2, 0}).to(dev()));
+      },
+      {logits}, dev());
+  lt_test::gradcheck(
+      "cross_entropy weighted, one ignored",
+      [&](const V& v) {
+        Tensor t = lt::tensor(std::vector<int64_t>{1, -100}).to(dev());
+        Tensor w = lt::tensor(std::vector<double>{0.5, 1.0, 2.0}).to(dev());
+        return lt::cross_entropy(v[0], t, w, lt::Reduction::Sum, -100, 0.0);
+      },
+      {logits}, dev());
+  lt_test::gradcheck(
+      "cross_entropy [N, C, d]",
+      [&](const V& v) {
+        Tensor t = lt::tensor(std::vector<int64_t>{2, 0, 1, 1}, {2, 2}).to(dev());
+        return lt::cross_entropy(v[0].reshape({2, 3, 2}), t);
+      },
+      {{{0.5, -1.0, 2.0, 0.1, 0.3, -0.7, 1.5, 0.2, -0.4, 0.9, 0.0, -1.2}, {2, 6}}}, dev());
 }
 
 TEST_P(NnFunctional, BadArgumentsThrowNamingTheOp) {

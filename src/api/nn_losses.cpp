@@ -139,19 +139,31 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, const Tensor& 
   auto [x, t] = with_batch(logits, targets, "cross_entropy");
   const int64_t c = x.size(1);
   check_weight(weight, c, "cross_entropy");
-  Tensor lsm = log_softmax(x, 1);
   std::vector<int64_t> wshape(static_cast<size_t>(x.dim()), 1);
   wshape[1] = c;
   Tensor wc = weight.defined() ? weight.reshape(wshape) : Tensor();
   if (is_floating(targets.dtype())) {  // class probabilities, [N, C, d...]
     LT_CHECK(targets.sizes().equals(logits.sizes()), "cross_entropy: probability targets ",
              shape_str(targets.sizes()), " must match the input ", shape_str(logits.sizes()));
+    Tensor lsm = log_softmax(x, 1);
     Tensor prob = t * (1.0 - smoothing) + smoothing / static_cast<double>(c);
     Tensor per = wc.defined() ? -(prob * lsm * wc).sum(1) : -(prob * lsm).sum(1);
     Tensor r = reduce(per, reduction, "cross_entropy");
     return logits.dim() == 1 && reduction == Reduction::None ? r.squeeze(0) : r;
   }
-  ClassPick p = pick_classes(lsm, t, weight, ignore_index, "cross_entropy");
+  Tensor lsm;
+  ClassPick p;
+  if (smoothing == 0 && !is_storage_dtype(x.dtype()) && x.numel() > 0) {
+    // log_softmax at the targets only: x - max picked, less each sample's log-sum-exp, the same
+    // arithmetic as log_softmax's, without writing the [N, C, d...] log-probabilities out.
+    Tensor s = x - without_history(amax(x, 1, true));
+    Tensor lse = log(sum(exp(s), 1));
+    p = pick_classes(s, t, weight, ignore_index, "cross_entropy");
+    p.picked = p.keep.defined() ? where(p.keep != 0, p.picked - lse, 0.0) : p.picked - lse;
+  } else {
+    lsm = log_softmax(x, 1);
+    p = pick_classes(lsm, t, weight, ignore_index, "cross_entropy");
+  }
   Tensor loss = p.losses();
   if (smoothing > 0) {
     // Each sample also pays smoothing / C of the (weighted) log-probability of every class.
