@@ -932,6 +932,7 @@ TEST_F(Lazy, TemporariesMoveToTheDeviceWithoutACopy) {
 
   lt::Tensor shared = lt::full({3}, 1.0f), other = shared;
   lt::Tensor l1 = std::move(shared).to(kLazy);
+  EXPECT_TRUE(shared.defined());  // copied, so left as it was
   other.fill_(7.0f);
   lt::Tensor base = lt::full({4, 2}, 2.0f);
   lt::Tensor l2 = base.narrow(0, 1, 2).to(kLazy);

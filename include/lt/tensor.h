@@ -118,7 +118,8 @@ class Tensor {
   // ---- conversion
   Tensor to(Device d) const&;
   // On a temporary (`make().to(dev)`, `std::move(t).to(dev)`): a cpu tensor that is the only
-  // handle on its own dense buffer moves to the lazy device without a copy. Otherwise as above.
+  // handle on its own dense buffer moves to the lazy device without a copy, and a named tensor
+  // moved this way is left undefined. Otherwise as above, and the tensor is left as it was.
   Tensor to(Device d) &&;
   Tensor to(DeviceType d) const { return to(Device(d)); }  // t.to(kCPU)
   Tensor to(Dtype t) const;

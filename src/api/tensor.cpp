@@ -55,8 +55,8 @@ Tensor Tensor::to(Device d) const& {
 Tensor Tensor::to(Device d) && {
   if (!defined() || !device().is_cpu() || !d.is_lazy())
     return static_cast<const Tensor&>(*this).to(d);
-  Tensor self = std::move(*this);
-  return hook(lazy_hooks().adopt_cpu, "lazy.adopt_cpu")(std::move(self), d);
+  // Left as it was unless its buffer is adopted; then it is empty (moved from).
+  return hook(lazy_hooks().adopt_cpu, "lazy.adopt_cpu")(std::move(*this), d);
 }
 
 Tensor Tensor::to(Dtype t) const {
