@@ -35,6 +35,14 @@ Tensor& write_back(const Tensor& self, const Tensor& result, const char* op);
 // rounding residue of a sum that cancels.
 Tensor without_history(Tensor fresh);
 
+// log_softmax of floating `x` over `dim` (wrapped, numel > 0) in its two halves, for callers that
+// need only part of it: shifted = x - max (the shift without history) and log_sum = the log of
+// sum(exp(shifted)) over dim, kept as a size-1 dim with `keepdim`. log_softmax is their difference.
+struct LogSoftmaxParts {
+  Tensor shifted, log_sum;
+};
+LogSoftmaxParts log_softmax_parts(const Tensor& x, int64_t dim, bool keepdim = true);
+
 // The values of `t` if they are known without running a graph (an eager tensor, or lazy
 // device data and views of it); undefined otherwise. For value checks at the user's call.
 Tensor known_values(const Tensor& t);

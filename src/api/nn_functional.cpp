@@ -256,8 +256,12 @@ Tensor log_softmax(const Tensor& t, int64_t dim) {
   Tensor x = as_float(t);
   dim = wrap_dim(dim, x.dim(), "log_softmax");
   if (x.numel() == 0) return x.clone();
+  const LogSoftmaxParts p = log_softmax_parts(x, dim);
+  return p.shifted - p.log_sum;
+}
+LogSoftmaxParts log_softmax_parts(const Tensor& x, int64_t dim, bool keepdim) {
   Tensor s = x - without_history(amax(x, dim, true));  // log_softmax ignores the shift
-  return s - log(sum(exp(s), dim, true));
+  return {s, log(sum(exp(s), dim, keepdim))};
 }
 Tensor Tensor::softmax(int64_t d) const { return lt::softmax(*this, d); }
 Tensor Tensor::log_softmax(int64_t d) const { return lt::log_softmax(*this, d); }

@@ -154,10 +154,9 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets, const Tensor& 
   Tensor lsm;
   ClassPick p;
   if (smoothing == 0 && !is_storage_dtype(x.dtype()) && x.numel() > 0) {
-    // log_softmax at the targets only: x - max picked, less each sample's log-sum-exp, the same
-    // arithmetic as log_softmax's, without writing the [N, C, d...] log-probabilities out.
-    Tensor s = x - without_history(amax(x, 1, true));
-    Tensor lse = log(sum(exp(s), 1));
+    // log_softmax at the targets only: its shifted half picked, less each sample's log-sum-exp
+    // (the same arithmetic), without writing the [N, C, d...] log-probabilities out.
+    const auto [s, lse] = log_softmax_parts(x, 1, false);
     p = pick_classes(s, t, weight, ignore_index, "cross_entropy");
     p.picked = p.keep.defined() ? where(p.keep != 0, p.picked - lse, 0.0) : p.picked - lse;
   } else {
