@@ -473,6 +473,51 @@ TEST(DataLoader, BatchesAreIndependentCopies) {
   EXPECT_EQ(loader.batch(0).data.to_vector<float>()[0], 0.0f);
 }
 
+// Batches of rows of 4 KB split over the threads (runs of at least 8 rows): shuffled or not, with a
+// last batch of 22 rows split unevenly, every row is the image of its label and the batches are
+// those of one thread.
+TEST(DataLoader, BatchesSplitOverThreadsHoldTheirRows) {
+  const int64_t n = 150, w = 1024;
+  std::vector<float> px;
+  std::vector<int64_t> labels;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < w; ++j) px.push_back(static_cast<float>(w * i + j));
+    labels.push_back(i);
+  }
+  Dataset ds{lt::tensor(px, {n, w}), lt::tensor(labels, {n})};
+  for (bool shuffle : {false, true}) {
+    DataLoader loader(ds, 64, shuffle, /*seed=*/3);
+    std::vector<int64_t> seen;
+    std::vector<std::vector<float>> images;
+    for (const Batch& b : loader) {
+      const auto data = b.data.to_vector<float>();
+      const auto target = b.target.to_vector<int64_t>();
+      ASSERT_EQ(data.size(), target.size() * static_cast<size_t>(w));
+      for (size_t k = 0; k < target.size(); ++k) {
+        for (int64_t j = 0; j < w; j += 97)
+          EXPECT_EQ(data[k * w + static_cast<size_t>(j)], static_cast<float>(w * target[k] + j))
+              << "shuffle " << shuffle << ", row " << k << " of its batch";
+        seen.push_back(target[k]);
+      }
+      images.push_back(data);
+    }
+    std::vector<int64_t> sorted = seen;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int64_t> want(n);
+    std::iota(want.begin(), want.end(), 0);
+    EXPECT_EQ(sorted, want) << "shuffle " << shuffle;
+    if (!shuffle) EXPECT_EQ(seen, want);
+
+    // One thread gathers the same batches.
+    const int before = lt::get_num_threads();
+    lt::set_num_threads(1);
+    size_t i = 0;
+    loader.set_epoch(0);
+    for (const Batch& b : loader) EXPECT_EQ(b.data.to_vector<float>(), images[i++]);
+    lt::set_num_threads(before);
+  }
+}
+
 // On the lazy device each batch's gathered buffers become device tensors without another copy,
 // holding the same rows, in the same order, as the cpu loader's.
 TEST(DataLoader, BatchesOnTheLazyDeviceMatchTheCpuOnes) {
