@@ -48,7 +48,8 @@ WORKLOAD_ORDER = (
     "record_op", "dispatch_tiny", "mark_step_100", "mark_step_1000", "chain8",
     "softmax", "layer_norm", "matmul_128", "matmul_512", "matmul_1024", "conv2d", "mlp_step",
     "transformer_step", "lstm_step", "resnet_step", "charlm_step", "seqlen_loop", "seqlen_fixed",
-    "seqlen_generic_vs_static", "batch_loop", "compile_mlp_step", "peak_rss_mlp_step",
+    "seqlen_generic_vs_static", "batch_loop", "compile_mlp_step", "compile_transformer_step",
+    "peak_rss_mlp_step",
     "peak_rss_transformer_step")
 
 
