@@ -313,7 +313,8 @@ TEST_F(Lazy, CompiledLayerNormRecomputesCheapProducerAndKeepsAccumulatorsInRegis
 TEST_F(Lazy, CompiledShortRowsVectorizeWithAMaskedTail) {
   // Loops of a constant trip count below 16 (the rows of a classifier's [batch, classes]
   // softmax, `x - max` broadcast along them) are vectorized with a masked tail where the target
-  // masks loads and stores (AVX and AVX-512: MlirMaskedTailLoops); on the SSE path none are.
+  // masks loads and stores (AVX and AVX-512: MlirMaskedTailLoops), where they sit in another
+  // loop (here the loop over rows); on the SSE path none are.
   // Values: as eager, within the compiled exp's few ulp and sums taken in another order (2e-6
   // relative), max exactly. Rows of 2 to 15 elements, and of 17 (no masking: 16 + 1).
   const std::string before = lt::lazy_backend();
@@ -334,7 +335,7 @@ TEST_F(Lazy, CompiledShortRowsVectorizeWithAMaskedTail) {
     const int64_t masked = lt::metrics::counter("MlirMaskedTailLoops");
     if (!masks)
       EXPECT_EQ(masked, 0) << rows << "x" << cols;
-    else if (cols < 16)
+    else if (cols < 16 && rows > 1)  // a row loop of trip count 1 is no loop
       EXPECT_GE(masked, 1) << rows << "x" << cols << "\n" << lt::metrics::report();
     for (size_t k = 0; k < want.size(); ++k) {
       std::vector<float> g = vals(got[k]), e = vals(want[k]);

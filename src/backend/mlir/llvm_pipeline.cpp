@@ -81,9 +81,12 @@ struct LtInterleave : llvm::PassInfoMixin<LtInterleave> {
       // with the tail masked (on AVX-512 one masked vector per row of up to 16), a compiled
       // softmax step (`softmax(x, 1)` then mark_step, cluster and barrier, LT_COMPILE=sync):
       // [64, 10] 11.8 -> 5.7 us, [256, 5] 17.3 -> 5.7, [2048, 10] 226 -> 42 on a 2-core Zen 5;
-      // on its AVX2 path 9.3 -> 5.2, 9.5 -> 7.2 and 124 -> 90.
+      // on its AVX2 path 9.3 -> 5.2, 9.5 -> 7.2 and 124 -> 90. Only loops inside another loop:
+      // a short loop that runs once gains nanoseconds, and each masked loop costs LLVM about a
+      // millisecond (compile_mlp_step, 6 such loops: 64-70 -> 70-94 ms, noisy; 9 with the
+      // loops that run once).
       if (trip >= 2 && trip < kShortTrip) {
-        if (masked_tails) {
+        if (masked_tails && l->getLoopDepth() > 1) {
           llvm::addStringMetadataToLoop(l, "llvm.loop.vectorize.enable", 1);
           llvm::addStringMetadataToLoop(l, "llvm.loop.vectorize.predicate.enable", 1);
           ++masked;
