@@ -39,11 +39,24 @@ void for_each_coord(IntList sizes, F f) {
   }
 }
 
-int64_t offset_of(const Tensor& t, const int64_t* c, int64_t dim, int64_t at) {
-  int64_t o = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) o += (d == dim ? at : c[d]) * t.stride(d);
-  return o;
-}
+// Element offsets of a tensor at coordinates whose `dim` coordinate is replaced by `at`
+// (dim < 0, or a 0-d tensor: none is), from strides read once: the per-element calls to
+// Tensor::stride and Tensor::dim made a [64, 10] gather (a classifier's loss) 2 us and its
+// scatter_add 3.5 us.
+class Offsets {
+ public:
+  Offsets(const Tensor& t, int64_t dim) : st_(t.strides()), dim_(dim) {}
+  int64_t at(const int64_t* c, int64_t at) const {
+    int64_t o = 0;
+    for (size_t d = 0; d < st_.size(); ++d) o += c[d] * st_[d];
+    const size_t d = static_cast<size_t>(dim_);
+    return dim_ < 0 || d >= st_.size() ? o : o + (at - c[d]) * st_[d];  // 0-d: no dim
+  }
+
+ private:
+  Dims st_;
+  int64_t dim_;
+};
 
 }  // namespace
 
@@ -64,8 +77,9 @@ void gather_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tens
       });
       return;
     }
+    const Offsets ox(x, dim);
     for_each_coord(index.sizes(), [&](int64_t pos, const int64_t* c) {
-      po[pos] = px[offset_of(x, c, dim, idx[pos])];
+      po[pos] = px[ox.at(c, idx[static_cast<size_t>(pos)])];
     });
   });
 }
@@ -79,9 +93,10 @@ void scatter_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Ten
   LT_DISPATCH(x.dtype(), T, {
     const T* ps = static_cast<const T*>(src.raw_data_ptr());
     T* po = static_cast<T*>(out.raw_data_ptr());
+    const Offsets oo(out, dim), os(src, -1);
     for_each_coord(index.sizes(), [&](int64_t pos, const int64_t* c) {
-      T& o = po[offset_of(out, c, dim, idx[pos])];
-      const T v = ps[offset_of(src, c, -1, 0)];
+      T& o = po[oo.at(c, idx[static_cast<size_t>(pos)])];
+      const T v = ps[os.at(c, 0)];
       o = accumulate ? static_cast<T>(o + v) : v;
     });
   });
