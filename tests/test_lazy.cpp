@@ -1061,28 +1061,45 @@ TEST_F(Lazy, SaveIrAndDebugExplainRecompiles) {
 TEST(LazyChild, Profile) {
   if (!std::getenv("LT_TEST_CHILD")) GTEST_SKIP() << "runs as a child of ProfilePrintsStepsAtExit";
   lt::Tensor a = lt::randn({64, 96}).to(kLazy), b = lt::randn({96, 32}).to(kLazy);
+  lt::Tensor at = lt::randn({96, 64}).to(kLazy);
   lt::mark_step();
   for (int i = 0; i < 3; ++i) {
     lt::Tensor r = lt::relu(lt::matmul(a, b) * 2 + 1);
+    // The same shapes through a transposed view: copying it would cost more than the product
+    // (run_matmul's copy rule), so OpenBLAS runs it even where the kernel was chosen.
+    lt::Tensor q = lt::matmul(at.t(), b);
     lt::mark_step();
   }
 }
 
 TEST_F(Lazy, ProfilePrintsStepsAtExit) {
-  const std::string log = private_temp("profile.log");
-  const std::string cmd = "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_COMPILE=sync LT_PROFILE=1 /proc/" +
-                          std::to_string(getpid()) +
-                          "/exe --gtest_filter=LazyChild.Profile > /dev/null 2> " + log;
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  std::stringstream ss;
-  ss << std::ifstream(log).rdbuf();
-  const std::string out = ss.str();
-  std::remove(log.c_str());
-  EXPECT_NE(out.find("Profile of compiled steps:"), std::string::npos) << out;
-  // The cluster after the product (mul, add, relu) and the product itself, each run 3 times.
-  EXPECT_NE(out.find("      3 "), std::string::npos) << out;
-  EXPECT_NE(out.find("cluster(mul, add, relu) -> [64, 32]"), std::string::npos) << out;
-  EXPECT_NE(out.find("matmul [64, 96] x [96, 32] -> [64, 32]"), std::string::npos) << out;
+  // A product's label says "(generated)" when its generated kernel ran, and not when OpenBLAS
+  // did: forced both ways with LT_MLIR_MATMUL, and (codegen) a product whose kernel declines its
+  // transposed operand. By default the in-step trial decides, run by run.
+  for (const std::string policy : {"codegen", "blas"}) {
+    const std::string log = private_temp("profile.log");
+    const std::string cmd =
+        "LT_TEST_CHILD=1 LT_BACKEND=mlir LT_COMPILE=sync LT_PROFILE=1 "
+        "LT_MLIR_MATMUL=" +
+        policy + " /proc/" + std::to_string(getpid()) +
+        "/exe --gtest_filter=LazyChild.Profile > /dev/null 2> " + log;
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    std::stringstream ss;
+    ss << std::ifstream(log).rdbuf();
+    const std::string out = ss.str();
+    std::remove(log.c_str());
+    EXPECT_NE(out.find("Profile of compiled steps:"), std::string::npos) << out;
+    // The cluster after the product (mul, add, relu) and the product itself, each run 3 times.
+    EXPECT_NE(out.find("      3 "), std::string::npos) << out;
+    EXPECT_NE(out.find("cluster(mul, add, relu) -> [64, 32]"), std::string::npos) << out;
+    EXPECT_NE(out.find("matmul [64, 96] x [96, 32] -> [64, 32]"), std::string::npos) << out;
+    EXPECT_EQ(out.find("-> [64, 32] (generated)") != std::string::npos, policy == "codegen")
+        << policy << "\n"
+        << out;
+    EXPECT_NE(out.find("matmul [64, 96] x [96, 32] -> [64, 32]\n"), std::string::npos)
+        << policy << "\n"
+        << out;
+  }
 }
 
 // ---- golden tests of the emitted MLIR (x*y+z, softmax, matmul+bias+relu, bool arguments). The

@@ -90,7 +90,10 @@ class MlirExecutable : public Executable {
             s.trial = std::make_shared<MatmulTrial>();
         }
       }
-      if (M::profile_enabled()) s.label = step_label(st, s.matmul.run || s.matmul.conv);
+      if (M::profile_enabled()) {
+        s.label = step_label(st, s.matmul.run || s.matmul.conv);
+        if (s.matmul.run) s.label_lib = step_label(st, false);  // when OpenBLAS runs it
+      }
       steps_.push_back(std::move(s));
     }
     // Each value is released after the step that reads it last (roots are kept), so a step's
@@ -164,6 +167,7 @@ class MlirExecutable : public Executable {
     for (size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
       if (!s.label.empty()) t0 = Clock::now();
+      bool generated = false;  // a library matmul ran its generated kernel
       if (s.kind == Schedule::Kind::Cluster) {
         run_cluster(s, v, args);
       } else if (s.kind == Schedule::Kind::Alias) {
@@ -181,7 +185,7 @@ class MlirExecutable : public Executable {
             ++scattered;
           } else if (s.matmul.conv) {
             v[s.node] = run_library_conv(s, in, attrs);
-          } else if (!s.matmul || !run_library_matmul(s, in, attrs, v)) {
+          } else if (!s.matmul || !run_library_matmul(s, in, attrs, v, generated)) {
             v[s.node] = eager_execute(n.op, in, attrs, n.meta);
           }
         }
@@ -189,7 +193,7 @@ class MlirExecutable : public Executable {
       for (int32_t i : release_after_[k]) v[i] = Tensor();
       if (!s.label.empty())
         M::profile_add(
-            s.label,
+            s.matmul.run && !generated ? s.label_lib : s.label,
             std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
     }
     if (forwarded) M::add("CopiesForwarded", forwarded);
@@ -242,6 +246,7 @@ class MlirExecutable : public Executable {
     MatmulKernel matmul;                              // a library matmul by generated code
     std::shared_ptr<MatmulTrial> trial;               // unset: the kernel is taken
     std::string label;  // LT_PROFILE: what the step is (clusters and library ops)
+    std::string label_lib;  // a matmul with a generated kernel, on a run that took OpenBLAS
   };
 
   // LT_PROFILE's name for a step: a cluster's ops (each kind once, in order) and its first
@@ -361,13 +366,13 @@ class MlirExecutable : public Executable {
   // two share the cores with their thread pools, so the first runs of each step alternate the
   // two, timed in place (one warm-up run each, then the best of kRuns), and keep the faster
   // (CodegenMatmulTrialKept / CodegenMatmulTrialDropped; LT_DEBUG prints the times). False:
-  // the caller runs OpenBLAS.
+  // the caller runs OpenBLAS. `generated`: whether the kernel ran (LT_PROFILE's label).
   bool run_library_matmul(const Step& s, const std::vector<Tensor>& in, const OpAttrs& attrs,
-                          std::vector<Tensor>& v) {
+                          std::vector<Tensor>& v, bool& generated) {
     MatmulTrial* t = s.trial.get();
-    if (!t) return run_matmul(s, in, v);
+    if (!t) return generated = run_matmul(s, in, v);
     const int d = t->decided.load(std::memory_order_acquire);
-    if (d >= 0) return d == 1 && run_matmul(s, in, v);
+    if (d >= 0) return generated = d == 1 && run_matmul(s, in, v);
     int run;
     {
       std::lock_guard<std::mutex> lock(t->mu);
@@ -376,6 +381,7 @@ class MlirExecutable : public Executable {
     const bool gen = run % 2 == 0;
     const auto t0 = std::chrono::steady_clock::now();
     bool ran = gen && run_matmul(s, in, v);
+    generated = ran;
     if (gen && !ran) {  // the copy rule declined: OpenBLAS runs this step
       t->decided.store(0, std::memory_order_release);
       return false;
