@@ -160,10 +160,7 @@ void compile_mlp_step(benchmark::State& st, Sys s) {
     ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::sort(ms.begin(), ms.end());
-  st.counters["value"] = ms[ms.size() / 2];
-  st.counters["p90_ms"] = ms[std::min(ms.size() - 1, ms.size() * 9 / 10)];
-  st.SetLabel("ms");
+  ltb::median_ms_value(st, std::move(ms));
 }
 
 const bool registered = [] {

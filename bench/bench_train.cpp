@@ -128,8 +128,7 @@ void compile_transformer_step(benchmark::State& st, Sys s) {
   const lt::Device d = ltb::enter(s);
   lt::manual_seed(0);
   Transformer model(d);
-  model.step();  // the model's first (smaller) graphs: state creation, not this figure
-  lt::mark_step();
+  model.step();  // the model's first graphs (Adam's state is created): not this figure
   static int64_t batch = 3;
   std::vector<double> ms;
   for (auto _ : st) {
@@ -144,10 +143,7 @@ void compile_transformer_step(benchmark::State& st, Sys s) {
     ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::sort(ms.begin(), ms.end());
-  st.counters["value"] = ms[ms.size() / 2];
-  st.counters["max_ms"] = ms.back();
-  st.SetLabel("ms");
+  ltb::median_ms_value(st, std::move(ms));
 }
 
 struct Lstm {

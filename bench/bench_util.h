@@ -9,11 +9,13 @@
 #include <benchmark/benchmark.h>
 #include <lt/lt.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ltb {
@@ -70,6 +72,15 @@ inline void set_gbps(benchmark::State& st, double bytes_per_iter) {
 inline void set_gflops(benchmark::State& st, double flops_per_iter) {
   st.counters["GFLOP/s"] =
       benchmark::Counter(flops_per_iter / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Headline = the median of per-iteration times `ms` (a compile's, timed by the body), plus
+// their p90 (for workloads of few, uneven iterations).
+inline void median_ms_value(benchmark::State& st, std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  st.counters["value"] = ms[ms.size() / 2];
+  st.counters["p90_ms"] = ms[std::min(ms.size() - 1, ms.size() * 9 / 10)];
+  st.SetLabel("ms");
 }
 
 // Registers "<workload>/<system>" for each system; `body(state, system)`.

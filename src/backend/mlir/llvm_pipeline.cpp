@@ -11,8 +11,10 @@
 #include "core/metrics.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/xxhash.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 
 namespace lt::backend {
@@ -130,7 +132,8 @@ llvm::Error run_llvm_pipeline(llvm::Module* m, llvm::TargetMachine* tm) {
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(tm);
-  const bool avx = tm && tm->getTargetFeatureString().contains("+avx");
+  // The subtarget's features, with the CPU's implied ones and LT_CPU_FEATURES applied.
+  const bool avx = tm && tm->getMCSubtargetInfo()->checkFeatures("+avx");
   pb.registerPipelineParsingCallback([avx](llvm::StringRef name, llvm::FunctionPassManager& fpm,
                                            llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
     if (!name.starts_with("lt-interleave")) return false;
