@@ -29,7 +29,10 @@
 //     same over mlp_adam_step's (same optimizer: what the program adds, data, loss reads and
 //     evaluation); main_steps_s, mlp_steps_s, mlp_adam_steps_s: the rates; data_share, eval_share:
 //     the main job's time in the loader (the batch's gather) and in the evaluation, as fractions of
-//     its epoch. Skipped when the data set is not installed.
+//     its epoch; adam_ceiling = mlp_adam_step's steps/s over mlp_step's (what value would be if the
+//     main job did nothing but its Adam step: no gather, no loss read, no evaluation);
+//     without_data = value with the gather's time taken out (were it hidden). Skipped when the
+//     data set is not installed.
 // Compiles happen in warm-up steps, outside the timed loop.
 // Run: ./build/bench/bench_train
 #include <algorithm>
@@ -234,7 +237,8 @@ void main_job_vs_mlp_step(benchmark::State& st, Sys s) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
   constexpr int kBlock = 94, kEpochs = 3;
-  std::vector<double> ratio, vs_adam, main_rate, sgd_rate, adam_rate, data_share, eval_share;
+  std::vector<double> ratio, vs_adam, main_rate, sgd_rate, adam_rate, data_share, eval_share,
+      adam_ceiling, without_data;
   for (auto _ : st) {
     for (int epoch = 0; epoch <= kEpochs; ++epoch) {  // epoch 0: warm-up (compiles)
       double t_main = 0, t_sgd = 0, t_adam = 0, t_data = 0;
@@ -282,6 +286,8 @@ void main_job_vs_mlp_step(benchmark::State& st, Sys s) {
       vs_adam.push_back(t_adam / t_main);
       data_share.push_back(t_data / t_main);
       eval_share.push_back(t_eval / t_main);
+      adam_ceiling.push_back(t_sgd / t_adam);
+      without_data.push_back(t_sgd / (t_main - t_data));
     }
   }
   auto median = [](std::vector<double> v) {
@@ -295,6 +301,8 @@ void main_job_vs_mlp_step(benchmark::State& st, Sys s) {
   st.counters["mlp_adam_steps_s"] = median(adam_rate);
   st.counters["data_share"] = median(data_share);
   st.counters["eval_share"] = median(eval_share);
+  st.counters["adam_ceiling"] = median(adam_ceiling);
+  st.counters["without_data"] = median(without_data);
   st.SetLabel("x mlp_step");
 }
 
