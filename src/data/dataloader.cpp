@@ -110,17 +110,11 @@ Batch DataLoader::batch(int64_t i) const {
       ldst[k] = lsrc[row];
     }
   });
-  if (!shuffle_) return on_device(std::move(b), device_);
-  // Batches are mostly read in order: the next batch's rows are prefetched now, to come from
-  // DRAM while the caller's step computes (a batch of 64 between 4 MB of other work: 28 -> 25
-  // us on a 2-core Zen 4; huge pages for the data set took it from 40 to 28).
-  if (i + 1 < size()) {
-    const int64_t next = start + count, next_count = std::min(batch_size_, n_ - next);
-    for (int64_t k = 0; k < next_count; ++k) {
-      const char* r = src + static_cast<size_t>(order_[static_cast<size_t>(next + k)]) * row_bytes;
-      for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(r + off, 0, 1);
-    }
-  }
+  // The next batch's rows are not prefetched here. A loop that issued their ~3100 prefetches
+  // after each gather (to bring them from DRAM while the caller's step computed) cost the main
+  // job's loop more than the next gather saved: 28-31 -> 22-23 us a batch of 64 without it,
+  // 107-137 -> 83-88 us for 256 and 16-30 -> 14-25 us for 16, each alternating by epoch in one
+  // process on a 2-core Zen 4, the step's time unchanged.
   return on_device(std::move(b), device_);
 }
 
